@@ -1,0 +1,112 @@
+// Behaviour htmx does not cover: keyboard sending, clearing the input once the server has
+// saved the message, following a new conversation's address, and keeping the view scrolled.
+(() => {
+  'use strict';
+  const body = document.body;
+  const thread = () => document.getElementById('chat-thread');
+  const input = () => document.getElementById('chat-input');
+  const form = () => document.getElementById('chat-form');
+  const conversationField = () => document.getElementById('conversation-id');
+  let stickToBottom = true;
+
+  function socketUrl() {
+    const protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const id = conversationField()?.value ?? '';
+    return `${protocol}//${location.host}/ws?conversation=${encodeURIComponent(id)}`;
+  }
+
+  function updateStreamingState() {
+    body.classList.toggle('is-streaming', Boolean(thread()?.querySelector('.chat-message-streaming')));
+  }
+
+  function scrollToEnd(force) {
+    const element = thread();
+    if (element && (force || stickToBottom)) element.scrollTop = element.scrollHeight;
+  }
+
+  function growInput() {
+    const element = input();
+    if (!element) return;
+    element.style.height = 'auto';
+    element.style.height = `${Math.min(element.scrollHeight, window.innerHeight * 0.4)}px`;
+  }
+
+  function handleServerEvent(data) {
+    if (data.event === 'message-accepted') {
+      input().value = '';
+      growInput();
+      body.classList.remove('is-sending');
+      document.getElementById('chat-empty')?.remove();
+      stickToBottom = true;
+    } else if (data.event === 'conversation-started') {
+      conversationField().value = String(data.conversationId);
+      history.replaceState(null, '', data.url);
+      document.querySelector('#history-list .history-empty')?.remove();
+      document.querySelectorAll('.history-item-current').forEach((item) => item.classList.remove('history-item-current'));
+    }
+  }
+
+  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+    const data = event.detail.message.data;
+    if (typeof data !== 'string' || !data.startsWith('{"event"')) return;
+    try {
+      handleServerEvent(JSON.parse(data));
+    } catch {
+      // Not ours: let htmx handle it.
+    }
+  });
+
+  document.addEventListener('htmx:ws:after:message:incoming', () => {
+    updateStreamingState();
+    scrollToEnd(false);
+    if (document.querySelector('#chat-thread > .chat-error-notice:last-child')) body.classList.remove('is-sending');
+  });
+
+  document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
+    const values = event.detail.message.values;
+    if (values.type === 'send') {
+      if (!String(values.message ?? '').trim() || body.classList.contains('is-sending')) {
+        event.detail.cancelled = true;
+        event.preventDefault();
+        return;
+      }
+      body.classList.add('is-sending');
+    }
+  });
+
+  // A reconnect (phone woke up, server restarted) follows the conversation this page shows now.
+  document.addEventListener('htmx:ws:before:connection', (event) => {
+    event.detail.connection.url = socketUrl();
+  });
+  document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
+  document.addEventListener('htmx:ws:close', () => body.classList.add('is-offline'));
+
+  document.addEventListener('keydown', (event) => {
+    if (event.target !== input() || event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    // On touch keyboards Enter makes a new line; the Send button sends.
+    if (window.matchMedia('(pointer: coarse)').matches) return;
+    event.preventDefault();
+    form()?.requestSubmit();
+  });
+  document.addEventListener('input', (event) => {
+    if (event.target === input()) growInput();
+  });
+
+  document.addEventListener('click', (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (target?.closest('#sidebar-open')) body.classList.add('sidebar-open');
+    else if (target?.closest('#sidebar-close') || (body.classList.contains('sidebar-open') && !target?.closest('#sidebar'))) {
+      body.classList.remove('sidebar-open');
+    }
+  });
+
+  document.addEventListener('DOMContentLoaded', () => {
+    const element = thread();
+    element?.addEventListener('scroll', () => {
+      stickToBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+    }, { passive: true });
+    updateStreamingState();
+    scrollToEnd(true);
+    growInput();
+  });
+})();

@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import compress from '@fastify/compress';
+import formBody from '@fastify/formbody';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { requireLogin, requireSameOriginSocket } from './auth/auth-guard.js';
+import { registerAuthRoutes } from './auth/auth-routes.js';
+import type { Credentials } from './auth/credentials.js';
+import { registerChatRoutes } from './chat/chat-routes.js';
+import { createChatService } from './chat/chat-service.js';
+import { registerChatSocket } from './chat/chat-socket.js';
+import { createChatView } from './chat/chat-view.js';
+import { ReplyHub } from './chat/reply-hub.js';
+import type { Config } from './config/config.js';
+import { projectRoot } from './config/project-root.js';
+import { registerErrorHandlers } from './http/error-handlers.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerSessions } from './http/sessions.js';
+import { registerStaticFiles } from './http/static-files.js';
+import { createTemplates, registerViews } from './http/views.js';
+import type { ChatModel } from './llm/chat-model.js';
+import { createConversationStore } from './storage/conversation-store.js';
+import type { SqliteDatabase } from './storage/database.js';
+import { createSqliteSessionStore } from './storage/session-store.js';
+
+export interface AppDependencies {
+  config: Config;
+  database: SqliteDatabase;
+  chatModel: ChatModel;
+  credentials: Pick<Credentials, 'passwordHash' | 'secretKey'>;
+  logger?: FastifyServerOptions['logger'];
+  /** Login attempts per address per window (tests lower it). */
+  loginAttempts?: number;
+  loginWindowMs?: number;
+}
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return process.stdout.isTTY
+    ? { level, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
+    : { level };
+}
+
+/** Builds the whole app without listening, so tests can use app.inject() and a real socket alike. */
+export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub }> {
+  const { config, database, chatModel } = dependencies;
+  const https = Boolean(config.tlsCert && config.tlsKey);
+  const app = Fastify({
+    logger: dependencies.logger ?? false,
+    trustProxy: config.trustProxy ?? false,
+    bodyLimit: 1024 * 1024,
+    ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!) } } : {}),
+  }) as unknown as FastifyInstance;
+
+  const store = createConversationStore(database);
+  const sessionStore = createSqliteSessionStore(database);
+  const hub = new ReplyHub();
+  const templates = createTemplates(projectRoot);
+  const view = createChatView(templates);
+  const chatService = createChatService({
+    store,
+    hub,
+    chatModel,
+    logger: app.log,
+    configuredModel: config.ollamaModel,
+    buildSystemPrompt: async () => `You are Hearth, a helpful private assistant. Today is ${new Date().toDateString()}.`,
+  });
+
+  const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
+  if (interrupted > 0) app.log.warn({ interrupted }, 'marked replies cut off by a restart as failed');
+  const pruneTimer = setInterval(() => sessionStore.prune(), 3_600_000).unref();
+  sessionStore.prune();
+
+  await registerSecurityHeaders(app, { https: https || Boolean(config.trustProxy) });
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
+  await app.register(formBody);
+  await registerSessions(app, { secretKey: dependencies.credentials.secretKey, ttlHours: config.sessionTtlHours, store: sessionStore });
+  await registerViews(app, templates);
+  await registerStaticFiles(app, projectRoot);
+  await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
+  registerErrorHandlers(app);
+
+  app.get('/healthz', async () => {
+    const ollama = await chatModel.isReachable();
+    return { status: 'ok', ollama: ollama ? 'reachable' : 'unreachable', activeReplies: hub.activeCount };
+  });
+
+  await registerAuthRoutes(app, {
+    passwordHash: () => dependencies.credentials.passwordHash,
+    loginAttempts: dependencies.loginAttempts,
+    loginWindowMs: dependencies.loginWindowMs,
+  });
+
+  // Everything registered in here needs a logged-in session.
+  await app.register(async (authenticated) => {
+    authenticated.addHook('preHandler', requireLogin);
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view });
+    authenticated.register(async (socketScope) => {
+      socketScope.addHook('preHandler', requireSameOriginSocket);
+      registerChatSocket(socketScope, { chatService, store, hub, view });
+    });
+  });
+
+  app.addHook('onClose', async () => {
+    clearInterval(pruneTimer);
+    await hub.stopAll();
+  });
+
+  return Object.assign(app, { hub });
+}

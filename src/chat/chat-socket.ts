@@ -1,0 +1,152 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {} from '@fastify/websocket';
+import type { WebSocket } from 'ws';
+import type { ConversationStore } from '../storage/conversation-store.js';
+import { ChatInputError, type ChatService } from './chat-service.js';
+import { toHistoryItemView, toMessageView, type ChatView } from './chat-view.js';
+import type { ReplyEvent, ReplyHub } from './reply-hub.js';
+import { createSocketSender, type SocketSender } from './socket-sender.js';
+
+/** Largest frame we read as a chat command; bigger ones are refused with a message. */
+export const maxCommandBytes = 256 * 1024;
+
+export interface ChatSocketDependencies {
+  chatService: ChatService;
+  store: ConversationStore;
+  hub: ReplyHub;
+  view: ChatView;
+}
+
+interface SendCommand {
+  type: 'send';
+  message: string;
+  conversationId?: string;
+  model?: string;
+}
+
+function parseConversationId(value: unknown): number | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const id = Number(value);
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/** One socket per open chat page. It follows one conversation at a time. */
+export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
+  const { chatService, store, hub, view } = dependencies;
+
+  app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
+    const sender = createSocketSender(socket);
+    let conversationId: number | undefined;
+    let unsubscribe: (() => void) | undefined;
+    const log = request.log;
+
+    const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
+
+    const renderMessage = (messageId: number) => {
+      const message = store.getMessage(messageId);
+      if (!message) return undefined;
+      const live = hub.active(message.conversationId);
+      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined));
+    };
+
+    const onEvent = (event: ReplyEvent) => {
+      switch (event.type) {
+        case 'delta':
+          sender.appendText(`#message-${event.messageId}-thinking`, event.thinking);
+          sender.appendText(`#message-${event.messageId}-body`, event.content);
+          break;
+        case 'message-added': {
+          const html = renderMessage(event.messageId);
+          if (html) sender.swap('#chat-thread', 'beforeend', html);
+          break;
+        }
+        case 'message-updated': {
+          const html = renderMessage(event.messageId);
+          if (html) sender.swap(`#message-${event.messageId}`, 'outerHTML', html);
+          break;
+        }
+        case 'notice':
+          showError(event.text);
+          break;
+        case 'reply-finished':
+          sender.event('reply-finished', { conversationId });
+          break;
+      }
+    };
+
+    const follow = (id: number) => {
+      unsubscribe?.();
+      conversationId = id;
+      unsubscribe = hub.subscribe(id, onEvent);
+    };
+
+    // Catch up: a reloaded page or a phone waking up gets the reply as it is now.
+    const requested = parseConversationId((request.query as Record<string, unknown>).conversation);
+    if (requested !== undefined && store.getConversation(requested)) {
+      follow(requested);
+      const latest = store.listMessages(requested).at(-1);
+      if (latest?.role === 'assistant') {
+        const html = renderMessage(latest.id);
+        if (html) sender.swap(`#message-${latest.id}`, 'outerHTML', html);
+      }
+    }
+
+    async function handleSend(command: SendCommand): Promise<void> {
+      const requestedId = parseConversationId(command.conversationId);
+      try {
+        await chatService.sendMessage(
+          {
+            conversationId: requestedId,
+            text: typeof command.message === 'string' ? command.message : '',
+            model: typeof command.model === 'string' && command.model ? command.model : undefined,
+          },
+          (conversation, created) => {
+            if (conversation.id !== conversationId) follow(conversation.id);
+            sender.event('message-accepted', { conversationId: conversation.id });
+            if (created) {
+              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}` });
+              sender.swap('#history-list', 'afterbegin', view.historyItem({ ...toHistoryItemView(conversation, conversation.id) }));
+            }
+          },
+        );
+      } catch (error) {
+        if (error instanceof ChatInputError) showError(error.message);
+        else {
+          log.error({ err: error }, 'sending a message failed');
+          showError('The message could not be saved. Nothing was sent; try again.');
+        }
+      }
+    }
+
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      if (isBinary) return showError('Only text messages are understood here.');
+      if (data.length > maxCommandBytes) {
+        return showError(`That message is too large (${Math.round(data.length / 1024)} KB); the limit is ${maxCommandBytes / 1024} KB.`);
+      }
+      let command: unknown;
+      try {
+        command = JSON.parse(data.toString('utf8'));
+      } catch {
+        return showError('The server could not read that message (it was not JSON). Reload the page and try again.');
+      }
+      if (typeof command !== 'object' || command === null || Array.isArray(command)) {
+        return showError('The server could not read that message. Reload the page and try again.');
+      }
+      const type = (command as { type?: unknown }).type;
+      if (type === 'send') return void handleSend(command as SendCommand);
+      if (type === 'stop') {
+        const target = parseConversationId((command as { conversationId?: unknown }).conversationId) ?? conversationId;
+        if (target !== undefined) chatService.stop(target);
+        return;
+      }
+      showError(`Unknown request type ${JSON.stringify(String(type)).slice(0, 40)}.`);
+    });
+
+    socket.on('close', () => {
+      unsubscribe?.();
+      sender.close();
+    });
+  });
+}
+
+export type { SocketSender };

@@ -1,0 +1,79 @@
+/*
+ * Replies run apart from any socket: a phone that sleeps or a page that reloads only
+ * unsubscribes and subscribes again; the reply goes on and is picked up where it is.
+ */
+
+export type ReplyEvent =
+  | { type: 'delta'; messageId: number; content: string; thinking: string }
+  /** A message was added to the conversation (a user message, a new assistant round, a tool card). */
+  | { type: 'message-added'; messageId: number }
+  /** A message changed as a whole (finished, stopped, failed): render it again. */
+  | { type: 'message-updated'; messageId: number }
+  | { type: 'notice'; text: string }
+  | { type: 'reply-finished' };
+
+export interface ActiveReply {
+  conversationId: number;
+  /** The assistant message being written right now. */
+  messageId: number;
+  content: string;
+  thinking: string;
+  stop(): void;
+}
+
+type Listener = (event: ReplyEvent) => void;
+
+export class ReplyHub {
+  readonly #replies = new Map<number, ActiveReply>();
+  readonly #listeners = new Map<number, Set<Listener>>();
+  readonly #running = new Set<Promise<unknown>>();
+
+  /** Registers a reply; false when the conversation already has one running. */
+  begin(reply: ActiveReply): boolean {
+    if (this.#replies.has(reply.conversationId)) return false;
+    this.#replies.set(reply.conversationId, reply);
+    return true;
+  }
+
+  active(conversationId: number): ActiveReply | undefined {
+    return this.#replies.get(conversationId);
+  }
+
+  end(conversationId: number): void {
+    this.#replies.delete(conversationId);
+    this.publish(conversationId, { type: 'reply-finished' });
+  }
+
+  get activeCount(): number {
+    return this.#replies.size;
+  }
+
+  subscribe(conversationId: number, listener: Listener): () => void {
+    let listeners = this.#listeners.get(conversationId);
+    if (!listeners) {
+      listeners = new Set();
+      this.#listeners.set(conversationId, listeners);
+    }
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0) this.#listeners.delete(conversationId);
+    };
+  }
+
+  publish(conversationId: number, event: ReplyEvent): void {
+    for (const listener of this.#listeners.get(conversationId) ?? []) listener(event);
+  }
+
+  /** Keeps the reply's promise so shutdown can wait for it to save. */
+  track(work: Promise<unknown>): void {
+    this.#running.add(work);
+    void work.finally(() => this.#running.delete(work));
+  }
+
+  /** Stops every reply and waits until each has saved what it had. */
+  async stopAll(): Promise<void> {
+    for (const reply of this.#replies.values()) reply.stop();
+    await Promise.allSettled([...this.#running]);
+  }
+}

@@ -1,0 +1,69 @@
+import type { WebSocket } from 'ws';
+import { escapeText } from '../markdown/render-markdown.js';
+
+export interface SocketSenderOptions {
+  /** Text deltas for the same element are merged into one frame at most this often. */
+  frameIntervalMs?: number;
+  /** Above this many unsent bytes the socket is slow (a phone on bad Wi-Fi): keep merging instead. */
+  highWaterBytes?: number;
+}
+
+/**
+ * Speaks htmx's WebSocket extension: a JSON message with `target`, `swap` and `content` is
+ * swapped in; one without `content` is data for chat.js. Streamed text is escaped here and
+ * batched per element, so a fast model sends a few frames per second, not one per token.
+ */
+export function createSocketSender(socket: WebSocket, options: SocketSenderOptions = {}) {
+  const frameIntervalMs = options.frameIntervalMs ?? 16;
+  const highWaterBytes = options.highWaterBytes ?? 1_000_000;
+  const pending = new Map<string, string>();
+  let timer: NodeJS.Timeout | undefined;
+  let lastFlush = 0;
+
+  function send(message: object): void {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  }
+
+  function flush(): void {
+    timer = undefined;
+    if (socket.bufferedAmount > highWaterBytes) {
+      timer = setTimeout(flush, frameIntervalMs * 4);
+      return;
+    }
+    lastFlush = performance.now();
+    for (const [target, text] of pending) send({ target, swap: 'beforeend', content: escapeText(text) });
+    pending.clear();
+  }
+
+  return {
+    swap(target: string, swap: string, content: string): void {
+      // Keep order: text queued before this swap goes out first.
+      if (pending.size > 0) {
+        clearTimeout(timer);
+        flush();
+      }
+      send({ target, swap, content });
+    },
+    event(name: string, detail: Record<string, unknown> = {}): void {
+      if (pending.size > 0) {
+        clearTimeout(timer);
+        flush();
+      }
+      send({ event: name, ...detail });
+    },
+    appendText(target: string, text: string): void {
+      if (!text) return;
+      pending.set(target, (pending.get(target) ?? '') + text);
+      if (timer) return;
+      const wait = frameIntervalMs - (performance.now() - lastFlush);
+      if (wait <= 0) flush();
+      else timer = setTimeout(flush, wait);
+    },
+    close(): void {
+      clearTimeout(timer);
+      pending.clear();
+    },
+  };
+}
+
+export type SocketSender = ReturnType<typeof createSocketSender>;

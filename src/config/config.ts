@@ -1,0 +1,122 @@
+import path from 'node:path';
+import net from 'node:net';
+
+/** Everything the server reads from its environment, validated once at start. */
+export interface Config {
+  host: string;
+  port: number;
+  ollamaHost: string;
+  ollamaModel: string | undefined;
+  passwordHash: string | undefined;
+  secretKey: string | undefined;
+  sessionTtlHours: number;
+  dataDir: string;
+  memoryFile: string;
+  memoryMaxBytes: number;
+  maxToolRounds: number;
+  tokensDir: string;
+  googleCredentials: string;
+  logLevel: string;
+  trustProxy: string | undefined;
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Environment = Record<string, string | undefined>;
+
+function text(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Environment, name: string, fallback: number, minimum: number, maximum: number): number {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `"${value}" is not a whole number`);
+  const number = Number(value);
+  if (number < minimum || number > maximum) {
+    throw new ConfigError(name, `${number} is out of range (${minimum} to ${maximum})`);
+  }
+  return number;
+}
+
+function url(env: Environment, name: string, fallback: string): string {
+  const value = text(env, name) ?? fallback;
+  // Ollama's own tooling accepts a bare host:port, so do we.
+  const withScheme = /^[a-z]+:\/\//i.test(value) ? value : `http://${value}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(withScheme);
+  } catch {
+    throw new ConfigError(name, `"${value}" is not a URL (expected e.g. http://127.0.0.1:11434)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(name, `"${value}" must use http or https`);
+  }
+  return parsed.origin;
+}
+
+function filePath(env: Environment, name: string, fallback: string, cwd: string): string {
+  return path.resolve(cwd, text(env, name) ?? fallback);
+}
+
+export function loadConfig(env: Environment, cwd: string = process.cwd()): Config {
+  const host = text(env, 'HOST') ?? '0.0.0.0';
+  if (net.isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host)) {
+    throw new ConfigError('HOST', `"${host}" is not an address or host name`);
+  }
+
+  const passwordHash = text(env, 'PASSWORD_HASH');
+  if (passwordHash !== undefined && !/^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/.test(passwordHash)) {
+    throw new ConfigError('PASSWORD_HASH', 'is not a bcrypt hash (run `npm run set-password` to make one)');
+  }
+
+  const secretKey = text(env, 'SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) {
+    throw new ConfigError('SECRET_KEY', `must be at least 32 characters (it has ${secretKey.length})`);
+  }
+
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!logLevels.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `"${logLevel}" is not one of ${logLevels.join(', ')}`);
+  }
+
+  const tlsCert = text(env, 'TLS_CERT');
+  const tlsKey = text(env, 'TLS_KEY');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new ConfigError(tlsCert === undefined ? 'TLS_CERT' : 'TLS_KEY', 'TLS_CERT and TLS_KEY must be set together');
+  }
+
+  return {
+    host,
+    port: integer(env, 'PORT', 8888, 0, 65535),
+    ollamaHost: url(env, 'OLLAMA_HOST', 'http://127.0.0.1:11434'),
+    ollamaModel: text(env, 'OLLAMA_MODEL'),
+    passwordHash,
+    secretKey,
+    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365),
+    dataDir: filePath(env, 'DATA_DIR', './data', cwd),
+    memoryFile: filePath(env, 'MEMORY_FILE', './memory.md', cwd),
+    memoryMaxBytes: integer(env, 'MEMORY_MAX_BYTES', 2048, 64, 1024 * 1024),
+    maxToolRounds: integer(env, 'MAX_TOOL_ROUNDS', 10, 1, 100),
+    tokensDir: filePath(env, 'TOKENS_DIR', './tokens', cwd),
+    googleCredentials: filePath(env, 'GOOGLE_CREDENTIALS', './credentials.json', cwd),
+    logLevel,
+    trustProxy: text(env, 'TRUST_PROXY'),
+    tlsCert: tlsCert && path.resolve(cwd, tlsCert),
+    tlsKey: tlsKey && path.resolve(cwd, tlsKey),
+  };
+}

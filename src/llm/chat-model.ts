@@ -1,0 +1,167 @@
+import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
+import { describeLlmError, LlmError } from './llm-error.js';
+
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+export interface ModelDescription {
+  name: string;
+  capabilities: string[];
+  contextLength: number | undefined;
+}
+
+export interface ReplyChunk {
+  content: string;
+  thinking: string;
+}
+
+export interface ReplyStream extends AsyncIterable<ReplyChunk> {
+  /** Stops this one reply and its Ollama request; other replies go on. */
+  abort(): void;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatTurn[];
+  think: boolean;
+  contextTokens: number;
+  /** Aborting it stops the reply at any point, even before Ollama answers. */
+  signal?: AbortSignal;
+}
+
+export interface ChatModel {
+  readonly host: string;
+  listModels(): Promise<string[]>;
+  describeModel(name: string): Promise<ModelDescription>;
+  isReachable(): Promise<boolean>;
+  streamReply(request: ChatRequest): Promise<ReplyStream>;
+}
+
+export interface ChatModelOptions {
+  host: string;
+  fetch?: typeof fetch;
+  /** How long to wait for the first chunk (a model may need to load) and then between chunks. */
+  firstChunkTimeoutMs?: number;
+  chunkTimeoutMs?: number;
+}
+
+/** The Ollama client the app uses: ollama-js underneath, with errors turned into LlmError. */
+export function createChatModel(options: ChatModelOptions): ChatModel {
+  const client = new Ollama({ host: options.host, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const descriptions = new Map<string, ModelDescription>();
+  const firstChunkTimeoutMs = options.firstChunkTimeoutMs ?? 300_000;
+  const chunkTimeoutMs = options.chunkTimeoutMs ?? 120_000;
+  const context = (model: string, streaming: boolean) => ({ host: options.host, model, streaming });
+
+  return {
+    host: options.host,
+
+    async listModels() {
+      try {
+        const response = await client.list();
+        return response.models.map((model) => model.name).sort((a, b) => a.localeCompare(b));
+      } catch (error) {
+        throw describeLlmError(error, context('', false));
+      }
+    },
+
+    async describeModel(name) {
+      const known = descriptions.get(name);
+      if (known) return known;
+      try {
+        const response = await client.show({ model: name });
+        const info = (response.model_info ?? {}) as unknown as Record<string, unknown>;
+        const contextKey = Object.keys(info).find((key) => key.endsWith('.context_length'));
+        const description: ModelDescription = {
+          name,
+          capabilities: response.capabilities ?? [],
+          contextLength: contextKey ? Number(info[contextKey]) || undefined : undefined,
+        };
+        descriptions.set(name, description);
+        return description;
+      } catch (error) {
+        throw describeLlmError(error, context(name, false));
+      }
+    },
+
+    async isReachable() {
+      try {
+        await client.version();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async streamReply(request) {
+      // ollama-js waits for response headers before it hands out an abortable iterator, so a
+      // hung Ollama could never be stopped; a client per reply with our own signal can.
+      const controller = new AbortController();
+      const baseFetch = options.fetch ?? fetch;
+      const replyClient = new Ollama({
+        host: options.host,
+        fetch: (input, init) =>
+          baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal }),
+      });
+      let aborted = false;
+      request.signal?.addEventListener('abort', () => {
+        aborted = true;
+        controller.abort();
+      });
+      let timedOut: LlmError | undefined;
+      const timer = (milliseconds: number, message: string) =>
+        setTimeout(() => {
+          timedOut = new LlmError('timeout', message);
+          controller.abort();
+        }, milliseconds);
+
+      let iterator: AbortableAsyncIterator<ChatResponse>;
+      const firstTimer = timer(firstChunkTimeoutMs, `Ollama did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`);
+      try {
+        iterator = await replyClient.chat({
+          model: request.model,
+          messages: request.messages,
+          stream: true,
+          ...(request.think ? { think: true } : {}),
+          options: { num_ctx: request.contextTokens },
+        });
+      } catch (error) {
+        clearTimeout(firstTimer);
+        if (aborted) return emptyStream();
+        throw timedOut ?? describeLlmError(error, context(request.model, false));
+      }
+
+      return {
+        abort() {
+          aborted = true;
+          controller.abort();
+        },
+        async *[Symbol.asyncIterator]() {
+          let idleTimer = firstTimer;
+          try {
+            for await (const part of iterator) {
+              clearTimeout(idleTimer);
+              idleTimer = timer(chunkTimeoutMs, `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`);
+              yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
+              if (part.done) return;
+            }
+          } catch (error) {
+            if (aborted) return;
+            throw timedOut ?? describeLlmError(error, context(request.model, true));
+          } finally {
+            clearTimeout(idleTimer);
+          }
+        },
+      };
+    },
+  };
+}
+
+function emptyStream(): ReplyStream {
+  return {
+    abort() {},
+    async *[Symbol.asyncIterator]() {},
+  };
+}

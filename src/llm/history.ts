@@ -1,0 +1,29 @@
+import type { ChatTurn } from './chat-model.js';
+
+/** A rough token count (about 3.5 characters a token for English); good enough to stay under the limit. */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5) + 4;
+
+/**
+ * Keeps the system prompt and the newest turns that fit the context window, leaving room for
+ * the reply. The newest turn is always kept, cut from the front if it alone is too long.
+ */
+export function fitToContext(system: ChatTurn, turns: ChatTurn[], contextTokens: number, replyTokens: number): ChatTurn[] {
+  let budget = contextTokens - replyTokens - estimateTokens(system.content);
+  const kept: ChatTurn[] = [];
+  for (let index = turns.length - 1; index >= 0; index -= 1) {
+    const turn = turns[index]!;
+    const cost = estimateTokens(turn.content);
+    if (cost > budget) {
+      if (kept.length === 0) {
+        const characters = Math.max(0, Math.floor((budget - 4) * 3.5));
+        kept.unshift({ ...turn, content: turn.content.slice(-characters) });
+      }
+      break;
+    }
+    budget -= cost;
+    kept.unshift(turn);
+  }
+  // A conversation sent to a model should start with a user turn.
+  while (kept.length > 1 && kept[0]!.role !== 'user') kept.shift();
+  return [system, ...kept];
+}

@@ -1,0 +1,196 @@
+import type { SqliteDatabase } from './database.js';
+
+export type MessageRole = 'user' | 'assistant';
+export type MessageStatus = 'streaming' | 'complete' | 'stopped' | 'failed';
+
+export interface Conversation {
+  id: number;
+  title: string;
+  model: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StoredMessage {
+  id: number;
+  conversationId: number;
+  role: MessageRole;
+  content: string;
+  thinking: string;
+  /** What the model wrote, tool tags included, when it differs from the shown content. */
+  raw: string | null;
+  status: MessageStatus;
+  error: string | null;
+  model: string | null;
+  createdAt: number;
+}
+
+export interface SearchHit {
+  conversationId: number;
+  title: string;
+  messageId: number;
+  /** Plain text with \u0001 and \u0002 around matched words; escape it before showing it. */
+  snippet: string;
+}
+
+export interface MessageChanges {
+  content?: string;
+  thinking?: string;
+  raw?: string | null;
+  status?: MessageStatus;
+  error?: string | null;
+}
+
+export interface ConversationStore {
+  createConversation(title: string, model: string): Conversation;
+  getConversation(id: number): Conversation | undefined;
+  listConversations(limit: number, offset?: number): Conversation[];
+  setConversationModel(id: number, model: string): void;
+  deleteConversation(id: number): boolean;
+  addMessage(conversationId: number, role: MessageRole, content: string, options?: { status?: MessageStatus; model?: string }): StoredMessage;
+  updateMessage(id: number, changes: MessageChanges): void;
+  getMessage(id: number): StoredMessage | undefined;
+  listMessages(conversationId: number): StoredMessage[];
+  search(query: string, limit: number): SearchHit[];
+  /** Replies left 'streaming' by a crash are marked failed, keeping their text. */
+  closeInterruptedReplies(reason: string): number;
+}
+
+interface MessageRow {
+  id: number;
+  conversation_id: number;
+  role: MessageRole;
+  content: string;
+  thinking: string;
+  raw: string | null;
+  status: MessageStatus;
+  error: string | null;
+  model: string | null;
+  created_at: number;
+}
+
+interface ConversationRow {
+  id: number;
+  title: string;
+  model: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const toConversation = (row: ConversationRow): Conversation => ({
+  id: row.id,
+  title: row.title,
+  model: row.model,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toMessage = (row: MessageRow): StoredMessage => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  role: row.role,
+  content: row.content,
+  thinking: row.thinking,
+  raw: row.raw,
+  status: row.status,
+  error: row.error,
+  model: row.model,
+  createdAt: row.created_at,
+});
+
+/** Turns what a person types into an FTS5 query: every word must match, as a prefix, with no operators. */
+export function toSearchQuery(input: string): string | undefined {
+  const words = input.match(/[\p{L}\p{N}_]+/gu)?.slice(0, 12) ?? [];
+  if (words.length === 0) return undefined;
+  return words.map((word) => `"${word}"*`).join(' ');
+}
+
+export function titleFromMessage(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length === 0) return 'New chat';
+  return line.length > 60 ? `${line.slice(0, 59).trimEnd()}…` : line;
+}
+
+export function createConversationStore(database: SqliteDatabase, now: () => number = Date.now): ConversationStore {
+  const statements = {
+    insertConversation: database.prepare<[string, string, number, number], ConversationRow>(
+      'INSERT INTO conversations (title, model, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING *',
+    ),
+    selectConversation: database.prepare<[number], ConversationRow>('SELECT * FROM conversations WHERE id = ?'),
+    listConversations: database.prepare<[number, number], ConversationRow>(
+      'SELECT * FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?',
+    ),
+    updateModel: database.prepare<[string, number]>('UPDATE conversations SET model = ? WHERE id = ?'),
+    touchConversation: database.prepare<[number, number]>('UPDATE conversations SET updated_at = ? WHERE id = ?'),
+    deleteConversation: database.prepare<[number]>('DELETE FROM conversations WHERE id = ?'),
+    insertMessage: database.prepare<[number, MessageRole, string, MessageStatus, string | null, number, number], MessageRow>(
+      `INSERT INTO messages (conversation_id, role, content, status, model, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    ),
+    selectMessage: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?'),
+    listMessages: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id'),
+    search: database.prepare<[string, number], { conversation_id: number; title: string; message_id: number; snippet: string }>(
+      `SELECT m.conversation_id, c.title, m.id AS message_id,
+              snippet(messages_search, 0, char(1), char(2), '…', 12) AS snippet
+       FROM messages_search
+       JOIN messages m ON m.id = messages_search.rowid
+       JOIN conversations c ON c.id = m.conversation_id
+       WHERE messages_search MATCH ?
+       ORDER BY rank
+       LIMIT ?`,
+    ),
+    closeInterrupted: database.prepare<[string, number]>(
+      "UPDATE messages SET status = 'failed', error = ?, updated_at = ? WHERE status = 'streaming'",
+    ),
+  };
+
+  const addMessage = database.transaction(
+    (conversationId: number, role: MessageRole, content: string, status: MessageStatus, model: string | null) => {
+      const time = now();
+      const row = statements.insertMessage.get(conversationId, role, content, status, model, time, time)!;
+      statements.touchConversation.run(time, conversationId);
+      return toMessage(row);
+    },
+  );
+
+  return {
+    createConversation(title, model) {
+      const time = now();
+      return toConversation(statements.insertConversation.get(title, model, time, time)!);
+    },
+    getConversation(id) {
+      const row = statements.selectConversation.get(id);
+      return row && toConversation(row);
+    },
+    listConversations: (limit, offset = 0) => statements.listConversations.all(limit, offset).map(toConversation),
+    setConversationModel: (id, model) => void statements.updateModel.run(model, id),
+    deleteConversation: (id) => statements.deleteConversation.run(id).changes > 0,
+    addMessage: (conversationId, role, content, options = {}) =>
+      addMessage(conversationId, role, content, options.status ?? 'complete', options.model ?? null),
+    updateMessage(id, changes) {
+      const columns = Object.entries(changes).filter(([, value]) => value !== undefined);
+      if (columns.length === 0) return;
+      const assignments = columns.map(([name]) => `${name} = ?`).join(', ');
+      // Column names come from the MessageChanges keys above, never from input.
+      database
+        .prepare(`UPDATE messages SET ${assignments}, updated_at = ? WHERE id = ?`)
+        .run(...columns.map(([, value]) => value as string | null), now(), id);
+    },
+    getMessage(id) {
+      const row = statements.selectMessage.get(id);
+      return row && toMessage(row);
+    },
+    listMessages: (conversationId) => statements.listMessages.all(conversationId).map(toMessage),
+    search(query, limit) {
+      const match = toSearchQuery(query);
+      if (!match) return [];
+      return statements.search.all(match, limit).map((row) => ({
+        conversationId: row.conversation_id,
+        title: row.title,
+        messageId: row.message_id,
+        snippet: row.snippet,
+      }));
+    },
+    closeInterruptedReplies: (reason) => statements.closeInterrupted.run(reason, now()).changes,
+  };
+}

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type SqliteDatabase = Database.Database;
+
+/** Schema steps, applied in order; PRAGMA user_version records how many have run. */
+const migrations: string[] = [
+  `
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_expiry ON sessions (expires_at);
+  CREATE TABLE conversations (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    model TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX conversations_recent ON conversations (updated_at DESC, id DESC);
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    content TEXT NOT NULL DEFAULT '',
+    thinking TEXT NOT NULL DEFAULT '',
+    raw TEXT,
+    status TEXT NOT NULL DEFAULT 'complete' CHECK (status IN ('streaming', 'complete', 'stopped', 'failed')),
+    error TEXT,
+    model TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
+  CREATE VIRTUAL TABLE messages_search USING fts5 (
+    content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_search (rowid, content) VALUES (new.id, new.content);
+  END;
+  CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_search (messages_search, rowid, content) VALUES ('delete', old.id, old.content);
+  END;
+  CREATE TRIGGER messages_search_update AFTER UPDATE OF content ON messages BEGIN
+    INSERT INTO messages_search (messages_search, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO messages_search (rowid, content) VALUES (new.id, new.content);
+  END;
+  `,
+];
+
+/** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */
+export function openDatabase(dataDir: string): SqliteDatabase {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, 'hearth.sqlite');
+  try {
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch {
+    throw new Error(`DATA_DIR: ${dataDir} is not writable by this user`);
+  }
+  const database = new Database(file);
+  database.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a process crash; only an OS crash can lose the last commits.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  migrate(database);
+  return database;
+}
+
+function migrate(database: SqliteDatabase): void {
+  const applied = database.pragma('user_version', { simple: true }) as number;
+  for (let step = applied; step < migrations.length; step += 1) {
+    database.transaction(() => {
+      database.exec(migrations[step]!);
+      database.pragma(`user_version = ${step + 1}`);
+    })();
+  }
+}
