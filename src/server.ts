@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { buildApp, loggerOptions } from './app.js';
-import { ensureCredentials } from './auth/credentials.js';
+import { ensureCredentials, passwordHashSetting } from './auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
 import { createChatModel } from './llm/chat-model.js';
@@ -34,9 +34,17 @@ async function main(): Promise<void> {
   }
 
   const database = openDatabase(config.dataDir);
-  const credentials = await ensureCredentials(config, createSettingsStore(database));
+  const settings = createSettingsStore(database);
+  const credentials = await ensureCredentials(config, settings);
+  // Read on every login, so `npm run set-password` applies without a restart.
+  const liveCredentials = {
+    secretKey: credentials.secretKey,
+    get passwordHash() {
+      return config.passwordHash ?? settings.get(passwordHashSetting) ?? credentials.passwordHash;
+    },
+  };
   const chatModel = createChatModel({ host: config.ollamaHost });
-  const app = await buildApp({ config, database, chatModel, credentials, logger: loggerOptions(config.logLevel) });
+  const app = await buildApp({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel) });
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+
+test('defaults match the documented configuration', () => {
+  const config = loadConfig({}, '/srv/hearth');
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.port, 8888);
+  assert.equal(config.ollamaHost, 'http://127.0.0.1:11434');
+  assert.equal(config.sessionTtlHours, 24);
+  assert.equal(config.dataDir, path.resolve('/srv/hearth/data'));
+  assert.equal(config.memoryFile, path.resolve('/srv/hearth/memory.md'));
+  assert.equal(config.memoryMaxBytes, 2048);
+  assert.equal(config.maxToolRounds, 10);
+  assert.equal(config.tokensDir, path.resolve('/srv/hearth/tokens'));
+  assert.equal(config.logLevel, 'info');
+});
+
+test('a bare host:port for OLLAMA_HOST is accepted, as Ollama itself does', () => {
+  assert.equal(loadConfig({ OLLAMA_HOST: '192.168.1.5:11434' }).ollamaHost, 'http://192.168.1.5:11434');
+});
+
+const badValues: Array<[Record<string, string>, string, RegExp]> = [
+  [{ PORT: 'eighty' }, 'PORT', /not a whole number/],
+  [{ PORT: '70000' }, 'PORT', /out of range/],
+  [{ SESSION_TTL_HOURS: '0' }, 'SESSION_TTL_HOURS', /out of range/],
+  [{ OLLAMA_HOST: 'ftp://x' }, 'OLLAMA_HOST', /http or https/],
+  [{ PASSWORD_HASH: 'hunter2' }, 'PASSWORD_HASH', /not a bcrypt hash/],
+  [{ SECRET_KEY: 'short' }, 'SECRET_KEY', /at least 32/],
+  [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /not one of/],
+  [{ TLS_CERT: 'cert.pem' }, 'TLS_KEY', /set together/],
+  [{ MEMORY_MAX_BYTES: '-5' }, 'MEMORY_MAX_BYTES', /whole number/],
+  [{ MAX_TOOL_ROUNDS: '1000' }, 'MAX_TOOL_ROUNDS', /out of range/],
+];
+
+for (const [environment, variable, problem] of badValues) {
+  test(`a bad ${variable} stops start-up with a message naming it`, () => {
+    assert.throws(
+      () => loadConfig(environment),
+      (error: unknown) => error instanceof ConfigError && error.variable === variable && problem.test(error.message) && error.message.startsWith(variable),
+    );
+  });
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { startOllamaStandin } from './support/ollama-standin.js';
+import { cookieHeader, csrfTokenFrom } from './support/test-app.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startServer(environment: Record<string, string>): Running {
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = running.output().match(pattern);
+    if (match) return match;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${pattern}; output:\n${running.output()}`);
+}
+
+async function login(baseUrl: string, password: string): Promise<number> {
+  const page = await fetch(`${baseUrl}/login`);
+  const cookies = cookieHeader(page.headers.getSetCookie());
+  const response = await fetch(`${baseUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password, _csrf: csrfTokenFrom(await page.text()) }),
+  });
+  return response.status;
+}
+
+test('a bad value stops start-up with one line naming the variable', async () => {
+  const running = startServer({ PORT: 'http', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-')) });
+  assert.equal(await running.exited, 1);
+  assert.equal(running.output().trim(), 'Hearth cannot start: PORT: "http" is not a whole number');
+});
+
+test('first start prints a generated password and the address once; the next start reuses it', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const standin = await startOllamaStandin();
+  const port = await freePort();
+  const environment = { PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') };
+  t.after(async () => {
+    await standin.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const first = startServer(environment);
+  t.after(() => first.child.kill('SIGKILL'));
+  const [, password] = await waitForOutput(first, /your password is\s+(\S+)/);
+  assert.match(first.output(), new RegExp(`http://127\\.0\\.0\\.1:${port}`));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  assert.equal(await login(baseUrl, 'wrong password'), 401);
+  assert.equal(await login(baseUrl, password!), 303);
+  const health = (await (await fetch(`${baseUrl}/healthz`)).json()) as { ollama: string };
+  assert.equal(health.ollama, 'reachable');
+  first.child.kill('SIGTERM');
+  assert.equal(await first.exited, 0, 'SIGTERM shuts down cleanly');
+
+  const second = startServer(environment);
+  t.after(() => second.child.kill('SIGKILL'));
+  await waitForOutput(second, /Hearth is running/);
+  assert.doesNotMatch(second.output(), /your password is/);
+  assert.equal(await login(baseUrl, password!), 303);
+  second.child.kill('SIGTERM');
+  await second.exited;
+});

@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import bcrypt from 'bcrypt';
+import type { FastifyInstance } from 'fastify';
+import WebSocket from 'ws';
+import { buildApp, type AppDependencies } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { createChatModel } from '../../src/llm/chat-model.js';
+import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
+import { startOllamaStandin, type OllamaStandin, type StandinOptions } from './ollama-standin.js';
+
+export const testPassword = 'correct horse battery staple';
+// Cost 4 keeps tests fast; the server itself hashes with cost 12.
+const testPasswordHash = bcrypt.hashSync(testPassword, 4);
+
+export interface TestApp {
+  app: FastifyInstance & { hub: import('../../src/chat/reply-hub.js').ReplyHub };
+  standin: OllamaStandin;
+  database: SqliteDatabase;
+  config: Config;
+  dataDir: string;
+  /** Logs in through the real form and returns the Cookie header for later requests. */
+  login(): Promise<string>;
+  /** Starts listening on a random port (for WebSocket clients and browsers); returns the base URL. */
+  listen(): Promise<string>;
+}
+
+export interface TestAppOptions {
+  environment?: Record<string, string>;
+  standin?: StandinOptions;
+  dependencies?: Partial<AppDependencies>;
+  chatModel?: { firstChunkTimeoutMs?: number; chunkTimeoutMs?: number };
+}
+
+export function cookieHeader(setCookie: string | string[] | undefined, previous = ''): string {
+  const jar = new Map(previous.split('; ').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+  for (const line of [setCookie ?? []].flat()) {
+    const [pair] = line.split(';');
+    const index = pair!.indexOf('=');
+    jar.set(pair!.slice(0, index), pair!.slice(index + 1));
+  }
+  return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+}
+
+export function csrfTokenFrom(html: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(html) ?? /"x-csrf-token": "([^"]+)"/.exec(html);
+  if (!match) throw new Error('no CSRF token in page');
+  return match[1]!;
+}
+
+export async function buildTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
+  const standin = await startOllamaStandin(options.standin);
+  const config = loadConfig({
+    OLLAMA_HOST: standin.url,
+    DATA_DIR: dataDir,
+    MEMORY_FILE: path.join(dataDir, 'memory.md'),
+    TOKENS_DIR: path.join(dataDir, 'tokens'),
+    ...options.environment,
+  });
+  const database = openDatabase(dataDir);
+  const app = await buildApp({
+    config,
+    database,
+    chatModel: createChatModel({ host: standin.url, ...options.chatModel }),
+    credentials: { passwordHash: testPasswordHash, secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
+    ...options.dependencies,
+  });
+  t.after(async () => {
+    await app.close();
+    await standin.close();
+    database.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  let baseUrl: string | undefined;
+  return {
+    app,
+    standin,
+    database,
+    config,
+    dataDir,
+    async login() {
+      const page = await app.inject({ method: 'GET', url: '/login' });
+      let cookies = cookieHeader(page.headers['set-cookie']);
+      const response = await app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: { cookie: cookies },
+        payload: { password: testPassword, _csrf: csrfTokenFrom(page.body) },
+      });
+      if (response.statusCode !== 303) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+      cookies = cookieHeader(response.headers['set-cookie'], cookies);
+      return cookies;
+    },
+    async listen() {
+      if (!baseUrl) {
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        const address = app.server.address() as import('node:net').AddressInfo;
+        baseUrl = `http://127.0.0.1:${address.port}`;
+      }
+      return baseUrl;
+    },
+  };
+}
+
+/** A WebSocket client that records every message the server sends. */
+export interface ChatSocket {
+  socket: WebSocket;
+  messages: Array<Record<string, unknown>>;
+  send(command: Record<string, unknown>): void;
+  /** Resolves with the first recorded message (from the start) that matches. */
+  waitFor(predicate: (message: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export async function openChatSocket(baseUrl: string, cookies: string, conversationId = '', origin = baseUrl): Promise<ChatSocket> {
+  const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/ws?conversation=${conversationId}`, {
+    headers: { cookie: cookies, origin },
+  });
+  const messages: Array<Record<string, unknown>> = [];
+  const waiters = new Set<() => void>();
+  socket.on('message', (data) => {
+    messages.push(JSON.parse(String(data)) as Record<string, unknown>);
+    for (const wake of waiters) wake();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+    socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
+  });
+  return {
+    socket,
+    messages,
+    send: (command) => socket.send(JSON.stringify(command)),
+    waitFor(predicate, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = messages.find(predicate);
+          if (found) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(found);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out; messages so far: ${JSON.stringify(messages).slice(0, 2000)}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      if (socket.readyState === WebSocket.CLOSED) return;
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.close();
+      await closed;
+    },
+  };
+}
