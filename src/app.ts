@@ -8,6 +8,7 @@ import { registerAuthRoutes } from './auth/auth-routes.js';
 import type { Credentials } from './auth/credentials.js';
 import { registerChatRoutes } from './chat/chat-routes.js';
 import { createChatService } from './chat/chat-service.js';
+import { createReplyRunner } from './chat/reply-runner.js';
 import { registerChatSocket } from './chat/chat-socket.js';
 import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
@@ -19,7 +20,16 @@ import { registerSessions } from './http/sessions.js';
 import { registerStaticFiles } from './http/static-files.js';
 import { createTemplates, registerViews } from './http/views.js';
 import type { ChatModel } from './llm/chat-model.js';
+import { createMemoryFile } from './memory/memory-file.js';
+import { registerMemoryRoutes } from './memory/memory-routes.js';
+import { createSystemPromptBuilder } from './prompt/system-prompt.js';
 import { createConversationStore } from './storage/conversation-store.js';
+import { createSettingsStore } from './storage/settings-store.js';
+import { createToolCallStore } from './storage/tool-call-store.js';
+import { ApprovalDesk } from './tools-engine/approvals.js';
+import { createToolCallRunner } from './tools-engine/tool-call-runner.js';
+import { loadTools, toolsFolder, type ToolRegistry } from './tools-engine/tool-registry.js';
+import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
 
@@ -29,6 +39,10 @@ export interface AppDependencies {
   chatModel: ChatModel;
   credentials: Pick<Credentials, 'passwordHash' | 'secretKey'>;
   logger?: FastifyServerOptions['logger'];
+  /** The tools to offer; by default every class in tools/. */
+  registry?: ToolRegistry;
+  /** Extra services for tools (Gmail...), merged into what every tool receives. */
+  toolServices?: Partial<ToolServices>;
   /** Login attempts per address per window (tests lower it). */
   loginAttempts?: number;
   loginWindowMs?: number;
@@ -41,7 +55,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 /** Builds the whole app without listening, so tests can use app.inject() and a real socket alike. */
-export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub }> {
+export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile> }> {
   const { config, database, chatModel } = dependencies;
   const https = Boolean(config.tlsCert && config.tlsKey);
   const app = Fastify({
@@ -52,19 +66,37 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   }) as unknown as FastifyInstance;
 
   const store = createConversationStore(database);
+  const toolCalls = createToolCallStore(database);
+  const settings = createSettingsStore(database);
   const sessionStore = createSqliteSessionStore(database);
   const hub = new ReplyHub();
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
-  const chatService = createChatService({
+  const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
+  const registry =
+    dependencies.registry ??
+    (await loadTools(toolsFolder, { config, logger: app.log, now: () => new Date(), ...dependencies.toolServices }));
+  const approvals = new ApprovalDesk(settings);
+  const systemPrompt = createSystemPromptBuilder({
+    templateFile: config.systemPromptFile,
+    registry,
+    memoryMaxBytes: config.memoryMaxBytes,
+    maxToolRounds: config.maxToolRounds,
+  });
+  const replyRunner = createReplyRunner({
     store,
+    toolCalls,
     hub,
     chatModel,
+    memory,
     logger: app.log,
-    configuredModel: config.ollamaModel,
-    buildSystemPrompt: async () => `You are Hearth, a helpful private assistant. Today is ${new Date().toDateString()}.`,
+    maxToolRounds: config.maxToolRounds,
+    toolCallRunner: createToolCallRunner({ registry, toolCalls, approvals, memory, logger: app.log }),
+    buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
   });
+  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel });
 
+  toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
   if (interrupted > 0) app.log.warn({ interrupted }, 'marked replies cut off by a restart as failed');
   const pruneTimer = setInterval(() => sessionStore.prune(), 3_600_000).unref();
@@ -93,10 +125,11 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   // Everything registered in here needs a logged-in session.
   await app.register(async (authenticated) => {
     authenticated.addHook('preHandler', requireLogin);
-    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view });
+    registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
+    registerMemoryRoutes(authenticated, { memory, systemPrompt });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, hub, view });
+      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view });
     });
   });
 
@@ -105,5 +138,5 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     await hub.stopAll();
   });
 
-  return Object.assign(app, { hub });
+  return Object.assign(app, { hub, registry, memory });
 }

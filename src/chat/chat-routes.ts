@@ -2,12 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatModel } from '../llm/chat-model.js';
 import { LlmError } from '../llm/llm-error.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
 
 export interface ChatRoutesDependencies {
   store: ConversationStore;
+  toolCalls: ToolCallStore;
   hub: ReplyHub;
   chatModel: ChatModel;
   chatService: ChatService;
@@ -17,7 +19,7 @@ export interface ChatRoutesDependencies {
 const historyPageSize = 100;
 
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
-  const { store, hub, chatModel, chatService, view } = dependencies;
+  const { store, toolCalls, hub, chatModel, chatService, view } = dependencies;
 
   async function installedModels(): Promise<{ models: string[]; notice?: string }> {
     try {
@@ -40,8 +42,14 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     const model = conversation?.model ?? (await chatService.defaultModel());
     if (model && !models.includes(model)) models.unshift(model);
     const live = conversation && hub.active(conversation.id);
+    const callsByMessage = new Map<number, StoredToolCall[]>();
+    for (const call of conversation ? toolCalls.listForConversation(conversation.id) : []) {
+      callsByMessage.set(call.messageId, [...(callsByMessage.get(call.messageId) ?? []), call]);
+    }
     const messages = conversation
-      ? store.listMessages(conversation.id).map((message) => toMessageView(message, live?.messageId === message.id ? live : undefined))
+      ? store
+          .listMessages(conversation.id)
+          .map((message) => toMessageView(message, live?.messageId === message.id ? live : undefined, callsByMessage.get(message.id)))
       : [];
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',

@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import type { ToolCallStore } from '../storage/tool-call-store.js';
+import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
-import { toHistoryItemView, toMessageView, type ChatView } from './chat-view.js';
+import { toHistoryItemView, toMessageView, toToolCallView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
 import { createSocketSender, type SocketSender } from './socket-sender.js';
 
@@ -13,6 +15,8 @@ export const maxCommandBytes = 256 * 1024;
 export interface ChatSocketDependencies {
   chatService: ChatService;
   store: ConversationStore;
+  toolCalls: ToolCallStore;
+  approvals: ApprovalDesk;
   hub: ReplyHub;
   view: ChatView;
 }
@@ -32,7 +36,7 @@ function parseConversationId(value: unknown): number | undefined {
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, hub, view } = dependencies;
+  const { chatService, store, toolCalls, approvals, hub, view } = dependencies;
 
   app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
     const sender = createSocketSender(socket);
@@ -46,7 +50,12 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       const message = store.getMessage(messageId);
       if (!message) return undefined;
       const live = hub.active(message.conversationId);
-      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined));
+      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined, toolCalls.listForMessage(messageId)));
+    };
+
+    const renderToolCall = (toolCallId: number) => {
+      const call = toolCalls.get(toolCallId);
+      return call && view.toolCard(toToolCallView(call));
     };
 
     const onEvent = (event: ReplyEvent) => {
@@ -63,6 +72,16 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'message-updated': {
           const html = renderMessage(event.messageId);
           if (html) sender.swap(`#message-${event.messageId}`, 'outerHTML', html);
+          break;
+        }
+        case 'tool-call-added': {
+          const html = renderToolCall(event.toolCallId);
+          if (html) sender.swap(`#message-${event.messageId}-tools`, 'beforeend', html);
+          break;
+        }
+        case 'tool-call-updated': {
+          const html = renderToolCall(event.toolCallId);
+          if (html) sender.swap(`#tool-call-${event.toolCallId}`, 'outerHTML', html);
           break;
         }
         case 'notice':
@@ -134,6 +153,14 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       }
       const type = (command as { type?: unknown }).type;
       if (type === 'send') return void handleSend(command as SendCommand);
+      if (type === 'approval') {
+        const { toolCallId, decision, always } = command as { toolCallId?: unknown; decision?: unknown; always?: unknown };
+        const call = toolCalls.get(Number(toolCallId));
+        if (!call || (decision !== 'approve' && decision !== 'deny')) return showError('That approval could not be read. Reload the page.');
+        const decided = approvals.decide(call.id, decision, always === 'yes' ? { toolName: call.name } : undefined);
+        if (!decided) showError('That action was already decided (or the reply ended). Nothing changed.');
+        return;
+      }
       if (type === 'stop') {
         const target = parseConversationId((command as { conversationId?: unknown }).conversationId) ?? conversationId;
         if (target !== undefined) chatService.stop(target);

@@ -1,6 +1,7 @@
 import type { Eta } from 'eta';
 import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
+import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
 
 export interface MessageView {
   id: number;
@@ -13,6 +14,43 @@ export interface MessageView {
   streaming: boolean;
   hasContent: boolean;
   error: string | null;
+  toolCalls: ToolCallView[];
+}
+
+export interface ToolCallView {
+  id: number;
+  name: string;
+  label: string;
+  params: string;
+  status: ToolCallStatus;
+  statusLabel: string;
+  result: string;
+  long: boolean;
+  resultSize: string;
+  duration: string;
+}
+
+const statusLabels: Record<ToolCallStatus, string> = {
+  'awaiting-approval': 'waiting for your approval',
+  running: 'running…',
+  done: 'done',
+  failed: 'failed',
+  denied: 'not run',
+};
+
+export function toToolCallView(call: StoredToolCall): ToolCallView {
+  return {
+    id: call.id,
+    name: call.name,
+    label: call.name === 'memory_update' ? 'Memory update' : call.name,
+    params: call.params,
+    status: call.status,
+    statusLabel: statusLabels[call.status],
+    result: call.result,
+    long: call.result.length > 280 || call.result.split('\n').length > 6,
+    resultSize: `${call.result.length.toLocaleString('en')} characters`,
+    duration: call.durationMs === null ? '' : call.durationMs < 1000 ? `${call.durationMs} ms` : `${(call.durationMs / 1000).toFixed(1)} s`,
+  };
 }
 
 export interface HistoryItemView {
@@ -30,7 +68,7 @@ export interface LiveText {
   thinking: string;
 }
 
-export function toMessageView(message: StoredMessage, live?: LiveText): MessageView {
+export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = []): MessageView {
   const content = live?.content ?? message.content;
   const thinking = live?.thinking ?? message.thinking;
   const streaming = message.status === 'streaming';
@@ -44,6 +82,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText): MessageV
     streaming,
     hasContent: content.length > 0,
     error: message.error,
+    toolCalls: toolCalls.map(toToolCallView),
   };
 }
 
@@ -76,6 +115,7 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation): Hi
 export function createChatView(eta: Eta) {
   return {
     message: (message: MessageView) => eta.render('./partials/message', { message }),
+    toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),

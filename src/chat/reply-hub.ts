@@ -9,6 +9,8 @@ export type ReplyEvent =
   | { type: 'message-added'; messageId: number }
   /** A message changed as a whole (finished, stopped, failed): render it again. */
   | { type: 'message-updated'; messageId: number }
+  | { type: 'tool-call-added'; messageId: number; toolCallId: number }
+  | { type: 'tool-call-updated'; toolCallId: number }
   | { type: 'notice'; text: string }
   | { type: 'reply-finished' };
 

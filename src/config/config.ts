@@ -13,6 +13,8 @@ export interface Config {
   dataDir: string;
   memoryFile: string;
   memoryMaxBytes: number;
+  /** The editable system prompt template (created from the default when first saved). */
+  systemPromptFile: string;
   maxToolRounds: number;
   tokensDir: string;
   googleCredentials: string;
@@ -100,6 +102,7 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     throw new ConfigError(tlsCert === undefined ? 'TLS_CERT' : 'TLS_KEY', 'TLS_CERT and TLS_KEY must be set together');
   }
 
+  const dataDir = filePath(env, 'DATA_DIR', './data', cwd);
   return {
     host,
     port: integer(env, 'PORT', 8888, 0, 65535),
@@ -108,7 +111,8 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     passwordHash,
     secretKey,
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365),
-    dataDir: filePath(env, 'DATA_DIR', './data', cwd),
+    dataDir,
+    systemPromptFile: filePath(env, 'SYSTEM_PROMPT_FILE', path.join(dataDir, 'system-prompt.md'), cwd),
     memoryFile: filePath(env, 'MEMORY_FILE', './memory.md', cwd),
     memoryMaxBytes: integer(env, 'MEMORY_MAX_BYTES', 2048, 64, 1024 * 1024),
     maxToolRounds: integer(env, 'MAX_TOOL_ROUNDS', 10, 1, 100),

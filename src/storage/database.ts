@@ -53,6 +53,28 @@ const migrations: string[] = [
     INSERT INTO messages_search (rowid, content) VALUES (new.id, new.content);
   END;
   `,
+  `
+  CREATE TABLE memory_versions (
+    id INTEGER PRIMARY KEY,
+    content TEXT NOT NULL,
+    author TEXT NOT NULL CHECK (author IN ('assistant', 'browser', 'hand edit', 'restore', 'created')),
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE tool_calls (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    params TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('awaiting-approval', 'running', 'done', 'failed', 'denied')),
+    result TEXT NOT NULL DEFAULT '',
+    duration_ms INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX tool_calls_by_message ON tool_calls (message_id, id);
+  CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id);
+  `,
 ];
 
 /** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */

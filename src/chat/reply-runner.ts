@@ -1,0 +1,196 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ChatModel, ChatTurn } from '../llm/chat-model.js';
+import { fitToContext } from '../llm/history.js';
+import { LlmError } from '../llm/llm-error.js';
+import type { MemoryFile } from '../memory/memory-file.js';
+import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
+import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
+import { ToolCallScanner, type ScannedTag } from '../tools-engine/tool-call-scanner.js';
+import type { ToolCallRunner } from '../tools-engine/tool-call-runner.js';
+import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
+import type { ActiveReply, ReplyHub } from './reply-hub.js';
+
+export interface ReplyRunnerDependencies {
+  store: ConversationStore;
+  toolCalls: ToolCallStore;
+  hub: ReplyHub;
+  chatModel: ChatModel;
+  toolCallRunner: ToolCallRunner;
+  memory: MemoryFile;
+  logger: FastifyBaseLogger;
+  maxToolRounds: number;
+  buildSystemPrompt(memory: string): Promise<string>;
+  /** How often a streaming reply is written to the database, so a crash keeps most of it. */
+  saveIntervalMs?: number;
+}
+
+const replyReserveTokens = 1024;
+const defaultContextTokens = 8192;
+
+const finishedOutcome = (call: StoredToolCall): ToolOutcome | undefined =>
+  call.status === 'done' || call.status === 'failed' || call.status === 'denied'
+    ? { name: call.name, status: call.status, result: call.result }
+    : undefined;
+
+/**
+ * One turn: the model writes, tools it calls run, their results go back, and it writes
+ * again, up to maxToolRounds times. Each round is its own assistant message, with its
+ * tool cards, so the saved conversation shows exactly what happened.
+ */
+export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
+  const { store, toolCalls, hub, chatModel, toolCallRunner, memory, logger } = dependencies;
+  const saveIntervalMs = dependencies.saveIntervalMs ?? 1000;
+
+  /** The conversation as the model sees it: raw replies, then tool results as data. */
+  function historyFor(conversationId: number, exceptMessageId: number): { turns: ChatTurn[]; results: string[] } {
+    const callsByMessage = new Map<number, ToolOutcome[]>();
+    const results: string[] = [];
+    for (const call of toolCalls.listForConversation(conversationId)) {
+      const outcome = finishedOutcome(call);
+      if (!outcome) continue;
+      callsByMessage.set(call.messageId, [...(callsByMessage.get(call.messageId) ?? []), outcome]);
+      results.push(call.result);
+    }
+    const turns: ChatTurn[] = [];
+    for (const message of store.listMessages(conversationId)) {
+      if (message.id === exceptMessageId) continue;
+      const text = message.raw ?? message.content;
+      if (text) turns.push({ role: message.role, content: text });
+      const outcomes = callsByMessage.get(message.id);
+      if (outcomes) turns.push({ role: 'user', content: formatToolResults(outcomes) });
+    }
+    return { turns, results };
+  }
+
+  async function runTurn(conversation: Conversation, firstMessage: StoredMessage): Promise<void> {
+    const stopController = new AbortController();
+    const reply: ActiveReply = {
+      conversationId: conversation.id,
+      messageId: firstMessage.id,
+      content: '',
+      thinking: '',
+      stop: () => stopController.abort(),
+    };
+    hub.begin(reply);
+    let message = firstMessage;
+    const save = (changes: MessageChanges = {}) =>
+      store.updateMessage(message.id, { content: reply.content, thinking: reply.thinking, ...changes });
+
+    try {
+      const snapshot = await memory.read().catch((error: Error) => {
+        hub.publish(conversation.id, { type: 'notice', text: `${error.message} The reply goes on without memory.` });
+        return undefined;
+      });
+      let memoryRevision = snapshot?.revision ?? '';
+      const description = await chatModel.describeModel(conversation.model);
+      const contextTokens = Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens);
+      const system: ChatTurn = { role: 'system', content: await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '') };
+
+      for (let round = 1; ; round += 1) {
+        const tags = await streamRound();
+        if (stopController.signal.aborted) {
+          save({ status: 'stopped' });
+          break;
+        }
+        if (tags.length === 0) {
+          save({ status: 'complete' });
+          break;
+        }
+        const toolTags = tags.filter((tag) => tag.kind === 'tool');
+        if (toolTags.length > 0 && round > dependencies.maxToolRounds) {
+          save({
+            status: 'complete',
+            error: `Stopped after ${dependencies.maxToolRounds} tool rounds (MAX_TOOL_ROUNDS): the assistant kept calling tools. Ask again, more narrowly, or raise the limit.`,
+          });
+          break;
+        }
+        save({ status: 'complete' });
+        hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
+
+        const { results: earlierResults } = historyFor(conversation.id, -1);
+        let anotherRound = toolTags.length > 0;
+        for (const tag of tags) {
+          const outcome = await toolCallRunner.run({
+            tag,
+            messageId: message.id,
+            conversationId: conversation.id,
+            signal: stopController.signal,
+            earlierResults,
+            memoryRevision,
+            onAdded: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-added', messageId: message.id, toolCallId }),
+            onChanged: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-updated', toolCallId }),
+          });
+          if (outcome.memoryRevision) memoryRevision = outcome.memoryRevision;
+          // A refused memory update goes back to the model so it can condense and retry.
+          if (tag.kind === 'memory' && outcome.status !== 'done') anotherRound = true;
+        }
+        if (stopController.signal.aborted || !anotherRound) break;
+
+        message = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
+        reply.messageId = message.id;
+        reply.content = '';
+        reply.thinking = '';
+        hub.publish(conversation.id, { type: 'message-added', messageId: message.id });
+      }
+
+      /** Streams one round into `message`; returns the tags the model wrote. */
+      async function streamRound(): Promise<ScannedTag[]> {
+        const { turns } = historyFor(conversation.id, message.id);
+        const messages = fitToContext(system, turns, contextTokens, replyReserveTokens);
+        const roundController = new AbortController();
+        const scanner = new ToolCallScanner();
+        const tags: ScannedTag[] = [];
+        let lastSave = Date.now();
+        const stream = await chatModel.streamReply({
+          model: conversation.model,
+          messages,
+          think: description.capabilities.includes('thinking'),
+          contextTokens,
+          signal: AbortSignal.any([stopController.signal, roundController.signal]),
+        });
+        const show = (visible: string, thinking: string) => {
+          if (!visible && !thinking) return;
+          reply.content += visible;
+          reply.thinking += thinking;
+          hub.publish(conversation.id, { type: 'delta', messageId: message.id, content: visible, thinking });
+        };
+        for await (const chunk of stream) {
+          const step = scanner.push(chunk.content);
+          tags.push(...step.tags);
+          show(step.visible, chunk.thinking);
+          if (step.cut) {
+            // The model began to invent a result: cut generation at the call.
+            roundController.abort();
+            break;
+          }
+          if (Date.now() - lastSave >= saveIntervalMs) {
+            save({ raw: scanner.raw });
+            lastSave = Date.now();
+          }
+        }
+        const last = scanner.finish();
+        tags.push(...last.tags);
+        show(last.visible, '');
+        reply.content = reply.content.trimEnd();
+        save({ raw: tags.length > 0 ? scanner.raw : null });
+        return tags;
+      }
+    } catch (error) {
+      if (stopController.signal.aborted) {
+        save({ status: 'stopped' });
+      } else {
+        const text = error instanceof LlmError ? error.message : 'The reply failed unexpectedly. The text so far is kept.';
+        if (error instanceof LlmError) logger.warn({ failure: error.failure, conversationId: conversation.id }, error.message);
+        else logger.error({ err: error, conversationId: conversation.id }, 'reply failed');
+        save({ status: 'failed', error: text });
+      }
+    } finally {
+      hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
+      hub.end(conversation.id);
+    }
+  }
+
+  return { runTurn };
+}
+
+export type ReplyRunner = ReturnType<typeof createReplyRunner>;

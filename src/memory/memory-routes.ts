@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { formatWhen } from '../chat/chat-view.js';
+import { defaultSystemPromptTemplate, type SystemPromptBuilder } from '../prompt/system-prompt.js';
+import type { MemoryFile, MemorySnapshot } from './memory-file.js';
+
+export interface MemoryRoutesDependencies {
+  memory: MemoryFile;
+  systemPrompt: SystemPromptBuilder;
+}
+
+interface MemoryPageState {
+  /** What the editor shows: the file, or the person's unsaved text after a conflict. */
+  editorText?: string;
+  notice?: string;
+  error?: string;
+  conflict?: MemorySnapshot;
+}
+
+const preview = (text: string) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 140 ? `${line.slice(0, 139)}…` : line || '(empty)';
+};
+
+/** The /memory page: edit memory.md, see and restore every version, edit the system prompt. */
+export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryRoutesDependencies): void {
+  const { memory, systemPrompt } = dependencies;
+
+  async function renderPage(reply: FastifyReply, state: MemoryPageState = {}, status = 200) {
+    let snapshot: MemorySnapshot | undefined;
+    let readError: string | undefined;
+    try {
+      snapshot = await memory.read();
+    } catch (error) {
+      readError = (error as Error).message;
+    }
+    const versions = memory.versions(50).map((version) => ({
+      id: version.id,
+      author: version.author,
+      when: formatWhen(version.createdAt),
+      preview: preview(version.content),
+      bytes: Buffer.byteLength(version.content, 'utf8'),
+    }));
+    return reply.code(status).view('memory', {
+      title: 'Memory',
+      file: memory.file,
+      maxBytes: memory.maxBytes,
+      snapshot,
+      editorText: state.editorText ?? snapshot?.content ?? '',
+      notice: state.notice,
+      error: state.error ?? readError,
+      conflict: state.conflict,
+      versions,
+      template: await systemPrompt.readTemplate(),
+      csrfToken: reply.generateCsrf(),
+    });
+  }
+
+  app.get<{ Querystring: { saved?: string } }>('/memory', (request, reply) => {
+    const notices: Record<string, string> = { memory: 'Memory saved.', restored: 'Version restored.', prompt: 'System prompt saved.' };
+    return renderPage(reply, { notice: notices[request.query.saved ?? ''] });
+  });
+
+  app.post<{ Body: { content?: string; revision?: string } }>('/memory', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const content = typeof request.body?.content === 'string' ? request.body.content : '';
+    const result = await memory.write(content, 'browser', request.body?.revision || undefined);
+    if (result.ok) return reply.redirect('/memory?saved=memory', 303);
+    if (result.reason === 'changed') {
+      return renderPage(
+        reply,
+        {
+          editorText: content,
+          conflict: result.snapshot,
+          error: 'The memory changed since you opened this page (the assistant or an editor wrote to it). Your text is still in the editor; compare it with the current memory below, then save again.',
+        },
+        409,
+      );
+    }
+    return renderPage(reply, { editorText: content, error: result.message }, 500);
+  });
+
+  app.post<{ Params: { id: string } }>('/memory/versions/:id/restore', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const version = memory.version(Number(request.params.id));
+    if (!version) return renderPage(reply, { error: 'That version does not exist.' }, 404);
+    const result = await memory.write(version.content, 'restore');
+    if (!result.ok) return renderPage(reply, { error: result.message }, 500);
+    return reply.redirect('/memory?saved=restored', 303);
+  });
+
+  app.post<{ Body: { template?: string; reset?: string } }>('/memory/prompt', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const template = request.body?.reset ? defaultSystemPromptTemplate : String(request.body?.template ?? '');
+    try {
+      await systemPrompt.saveTemplate(template);
+    } catch (error) {
+      return renderPage(reply, { error: `The system prompt could not be saved: ${(error as Error).message}` }, 500);
+    }
+    return reply.redirect('/memory?saved=prompt', 303);
+  });
+}

@@ -1,0 +1,77 @@
+import type { SqliteDatabase } from './database.js';
+
+export type ToolCallStatus = 'awaiting-approval' | 'running' | 'done' | 'failed' | 'denied';
+
+export interface StoredToolCall {
+  id: number;
+  messageId: number;
+  conversationId: number;
+  name: string;
+  params: string;
+  status: ToolCallStatus;
+  result: string;
+  durationMs: number | null;
+  createdAt: number;
+}
+
+interface ToolCallRow {
+  id: number;
+  message_id: number;
+  conversation_id: number;
+  name: string;
+  params: string;
+  status: ToolCallStatus;
+  result: string;
+  duration_ms: number | null;
+  created_at: number;
+}
+
+const toToolCall = (row: ToolCallRow): StoredToolCall => ({
+  id: row.id,
+  messageId: row.message_id,
+  conversationId: row.conversation_id,
+  name: row.name,
+  params: row.params,
+  status: row.status,
+  result: row.result,
+  durationMs: row.duration_ms,
+  createdAt: row.created_at,
+});
+
+/** Tool calls are kept with the message that made them, so a reloaded chat shows the same cards. */
+export function createToolCallStore(database: SqliteDatabase, now: () => number = Date.now) {
+  const insert = database.prepare<[number, number, string, string, ToolCallStatus, number, number], ToolCallRow>(
+    `INSERT INTO tool_calls (message_id, conversation_id, name, params, status, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const update = database.prepare<[ToolCallStatus, string, number | null, number, number]>(
+    'UPDATE tool_calls SET status = ?, result = ?, duration_ms = ?, updated_at = ? WHERE id = ?',
+  );
+  const updateStatus = database.prepare<[ToolCallStatus, number, number]>('UPDATE tool_calls SET status = ?, updated_at = ? WHERE id = ?');
+  const select = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?');
+  const byMessage = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE message_id = ? ORDER BY id');
+  const byConversation = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE conversation_id = ? ORDER BY id');
+  const closeInterrupted = database.prepare<[string, number]>(
+    "UPDATE tool_calls SET status = 'failed', result = ?, updated_at = ? WHERE status IN ('awaiting-approval', 'running')",
+  );
+
+  return {
+    add: (messageId: number, conversationId: number, name: string, params: string, status: ToolCallStatus): StoredToolCall =>
+      toToolCall(insert.get(messageId, conversationId, name, params, status, now(), now())!),
+    finish(id: number, status: ToolCallStatus, result: string, durationMs: number | null): void {
+      update.run(status, result, durationMs, now(), id);
+    },
+    setStatus(id: number, status: ToolCallStatus): void {
+      updateStatus.run(status, now(), id);
+    },
+    get(id: number): StoredToolCall | undefined {
+      const row = select.get(id);
+      return row && toToolCall(row);
+    },
+    listForMessage: (messageId: number): StoredToolCall[] => byMessage.all(messageId).map(toToolCall),
+    listForConversation: (conversationId: number): StoredToolCall[] => byConversation.all(conversationId).map(toToolCall),
+    closeInterrupted: (reason: string): number => closeInterrupted.run(reason, now()).changes,
+  };
+}
+
+export type ToolCallStore = ReturnType<typeof createToolCallStore>;

@@ -1,0 +1,48 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config/config.js';
+
+/** What a tool may use. Built once at start and handed to every tool's constructor. */
+export interface ToolServices {
+  config: Config;
+  logger: FastifyBaseLogger;
+  now: () => Date;
+  /** Services added by later capabilities (Gmail, Calendar...), keyed by name. */
+  [service: string]: unknown;
+}
+
+export interface ToolRunContext {
+  /** Aborted when the person presses Stop or the tool's time runs out. */
+  signal: AbortSignal;
+  conversationId: number;
+}
+
+/** A failure the model can act on: its message goes back to the model as the result. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+/**
+ * A tool the model can call with [TOOL:name]params[/TOOL]. One class per file in tools/,
+ * default-exported; the registry finds it at start.
+ */
+export abstract class Tool {
+  /** lower_snake_case, as the model writes it. */
+  abstract readonly name: string;
+  /** One or two sentences for the system prompt: what it does and when to use it. */
+  abstract readonly description: string;
+  /** Complete example calls, shown to the model. */
+  abstract readonly examples: string[];
+  /** How long one call may take before it is abandoned. */
+  readonly timeoutMs: number = 15_000;
+  /** Tools that change something outside Hearth ask the person first. */
+  readonly actsOnWorld: boolean = false;
+  /** Results longer than this are cut, with a note saying so. */
+  readonly maxResultCharacters: number = 4000;
+
+  constructor(protected readonly services: ToolServices) {}
+
+  /** `params` is the raw text between the tags; parse it with parseToolParams. */
+  abstract run(params: string, context: ToolRunContext): Promise<string>;
+}
+
+export type ToolClass = new (services: ToolServices) => Tool;
