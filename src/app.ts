@@ -5,6 +5,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requireLogin, requireSameOriginSocket } from './auth/auth-guard.js';
 import { registerAuthRoutes } from './auth/auth-routes.js';
+import { SessionSockets } from './auth/session-sockets.js';
 import type { Credentials } from './auth/credentials.js';
 import { registerChatRoutes } from './chat/chat-routes.js';
 import { createChatService } from './chat/chat-service.js';
@@ -70,6 +71,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const settings = createSettingsStore(database);
   const sessionStore = createSqliteSessionStore(database);
   const hub = new ReplyHub();
+  const sessionSockets = new SessionSockets();
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
@@ -118,6 +120,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
 
   await registerAuthRoutes(app, {
     passwordHash: () => dependencies.credentials.passwordHash,
+    sessionSockets,
     loginAttempts: dependencies.loginAttempts,
     loginWindowMs: dependencies.loginWindowMs,
   });
@@ -129,7 +132,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view });
+      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets });
     });
   });
 

@@ -2,9 +2,11 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { verifyPassword } from './password.js';
 import { isAuthenticated } from './auth-guard.js';
+import type { SessionSockets } from './session-sockets.js';
 
 export interface AuthRoutesOptions {
   passwordHash: () => string;
+  sessionSockets: SessionSockets;
   /** Login attempts allowed per address in the window; the rest are refused before bcrypt runs. */
   loginAttempts?: number;
   loginWindowMs?: number;
@@ -57,6 +59,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   );
 
   app.post('/logout', { preHandler: app.csrfProtection }, async (request, reply) => {
+    options.sessionSockets.closeAll(request.session.sessionId);
     await request.session.destroy();
     return reply.redirect('/login', 303);
   });

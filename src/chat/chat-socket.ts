@@ -4,6 +4,8 @@ import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
+import { isAuthenticated } from '../auth/auth-guard.js';
+import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
 import { toHistoryItemView, toMessageView, toToolCallView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
@@ -19,6 +21,7 @@ export interface ChatSocketDependencies {
   approvals: ApprovalDesk;
   hub: ReplyHub;
   view: ChatView;
+  sessionSockets: SessionSockets;
 }
 
 interface SendCommand {
@@ -36,10 +39,11 @@ function parseConversationId(value: unknown): number | undefined {
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, toolCalls, approvals, hub, view } = dependencies;
+  const { chatService, store, toolCalls, approvals, hub, view, sessionSockets } = dependencies;
 
   app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
     const sender = createSocketSender(socket);
+    sessionSockets.add(request.session.sessionId, socket);
     let conversationId: number | undefined;
     let unsubscribe: (() => void) | undefined;
     const log = request.log;
@@ -138,6 +142,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     }
 
     socket.on('message', (data: Buffer, isBinary: boolean) => {
+      // The login may have expired while the page stayed open.
+      if (!isAuthenticated(request)) return socket.close(loggedOutCloseCode, 'Log in again');
       if (isBinary) return showError('Only text messages are understood here.');
       if (data.length > maxCommandBytes) {
         return showError(`That message is too large (${Math.round(data.length / 1024)} KB); the limit is ${maxCommandBytes / 1024} KB.`);

@@ -79,14 +79,20 @@ const migrations: string[] = [
 
 /** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */
 export function openDatabase(dataDir: string): SqliteDatabase {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'hearth.sqlite');
   try {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     fs.accessSync(dataDir, fs.constants.W_OK);
-  } catch {
-    throw new Error(`DATA_DIR: ${dataDir} is not writable by this user`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(`DATA_DIR: ${dataDir} cannot be used as the data folder (${code}); make it a writable folder or point DATA_DIR elsewhere`);
   }
-  const database = new Database(file);
+  let database: SqliteDatabase;
+  try {
+    database = new Database(file);
+  } catch (error) {
+    throw new Error(`DATA_DIR: the database ${file} cannot be opened: ${(error as Error).message}`);
+  }
   database.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash; only an OS crash can lose the last commits.
   database.pragma('synchronous = NORMAL');

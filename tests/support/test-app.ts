@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
-import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
@@ -16,7 +15,7 @@ export const testPassword = 'correct horse battery staple';
 const testPasswordHash = bcrypt.hashSync(testPassword, 4);
 
 export interface TestApp {
-  app: FastifyInstance & { hub: import('../../src/chat/reply-hub.js').ReplyHub };
+  app: Awaited<ReturnType<typeof buildApp>>;
   standin: OllamaStandin;
   database: SqliteDatabase;
   config: Config;
