@@ -1,0 +1,92 @@
+/** Helpers for browser tests of the chat page: open a logged-in chat, send, wait for replies. */
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { loginInBrowser, newPage } from './browser.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
+
+export interface ChatSetup {
+  test: TestApp;
+  baseUrl: string;
+  page: Page;
+}
+
+/** A test app listening on a real port, and a logged-in page on its chat page. */
+export async function openChat(
+  t: TestContext,
+  browser: Browser,
+  options: { app?: TestAppOptions; context?: Parameters<typeof newPage>[2] } = {},
+): Promise<ChatSetup> {
+  const testApp = await buildTestApp(t, options.app);
+  const baseUrl = await testApp.listen();
+  const { page } = await newPage(t, browser, options.context);
+  await trackSocket(page);
+  await loginInBrowser(page, baseUrl);
+  assert.equal(new URL(page.url()).pathname, '/');
+  await waitForSocket(page);
+  return { test: testApp, baseUrl, page };
+}
+
+/** Counts the htmx WebSocket connections that opened, so a test can wait for the live link. */
+export async function trackSocket(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const state = window as unknown as { __socketsOpened: number };
+    state.__socketsOpened = 0;
+    document.addEventListener('htmx:ws:after:connection', () => {
+      state.__socketsOpened++;
+    });
+  });
+}
+
+export async function waitForSocket(page: Page): Promise<void> {
+  try {
+    await waitFor(page, () => (window as unknown as { __socketsOpened?: number }).__socketsOpened! > 0);
+  } catch (error) {
+    const state = await page.evaluate(() => ({
+      url: location.href,
+      readyState: document.readyState,
+      visibility: document.visibilityState,
+      htmx: typeof (window as unknown as { htmx?: unknown }).htmx,
+      bodyClass: document.body.className,
+    }));
+    throw new Error(`the chat WebSocket did not open: ${JSON.stringify(state)}`, { cause: error });
+  }
+}
+
+/** waitForFunction on a timer: requestAnimationFrame polling stalls when Chromium skips frames. */
+export function waitFor(page: Page, predicate: () => boolean): Promise<unknown>;
+export function waitFor<Arg extends number | string>(page: Page, predicate: (arg: Arg) => boolean, arg: Arg): Promise<unknown>;
+export function waitFor(page: Page, predicate: (arg?: unknown) => boolean, arg?: unknown): Promise<unknown> {
+  return page.waitForFunction(predicate, arg, { polling: 50 });
+}
+
+/** Types and sends a message, then waits until the server has added the reply placeholder for it. */
+export async function send(page: Page, text: string): Promise<void> {
+  const replies = page.locator('#chat-thread .chat-message-assistant');
+  const before = await replies.count();
+  await page.locator('textarea#chat-input').fill(text);
+  await page.locator('button#chat-send').click();
+  try {
+    await waitFor(page, (count) => document.querySelectorAll('#chat-thread .chat-message-assistant').length > count, before);
+  } catch (error) {
+    const shown = await page.locator('#chat-thread').innerText().catch(() => '(no thread)');
+    throw new Error(`no reply started for ${JSON.stringify(text)}; the thread shows: ${shown.slice(-500)}`, { cause: error });
+  }
+}
+
+export const lastAssistant = (page: Page) => page.locator('#chat-thread .chat-message-assistant').last();
+export const lastAssistantBody = (page: Page) => lastAssistant(page).locator('.chat-message-body');
+
+/** Waits until the last assistant message is no longer streaming; returns its status. */
+export async function waitForReplyEnd(page: Page, timeout = 10_000): Promise<string> {
+  const message = lastAssistant(page);
+  await message.and(page.locator(':not([data-status="streaming"])')).waitFor({ timeout });
+  return (await message.getAttribute('data-status')) ?? '';
+}
+
+export const normalize = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim();
+
+export function words(count: number, prefix = 'word'): string {
+  return Array.from({ length: count }, (_, index) => `${prefix}${index + 1}`).join(' ');
+}
+
