@@ -96,3 +96,69 @@ test('first start prints a generated password and the address once; the next sta
   second.child.kill('SIGTERM');
   await second.exited;
 });
+
+test('an unusable data folder stops start-up with a clear line', async () => {
+  const running = startServer({ DATA_DIR: '/dev/null/hearth' });
+  assert.equal(await running.exited, 1);
+  assert.match(running.output().trim(), /^Hearth cannot start: DATA_DIR: \/dev\/null\/hearth cannot be used as the data folder \(ENOTDIR\)/);
+});
+
+test('killed with SIGKILL mid-reply: after a restart the message and the partial reply are there and the database is intact', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const standin = await startOllamaStandin();
+  const port = await freePort();
+  const hash = (await import('bcrypt')).default.hashSync('kill test password', 4);
+  const environment = {
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    OLLAMA_HOST: standin.url,
+    MEMORY_FILE: path.join(dataDir, 'memory.md'),
+    PASSWORD_HASH: hash,
+    SECRET_KEY: 'x'.repeat(40),
+  };
+  t.after(async () => {
+    await standin.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const first = startServer(environment);
+  t.after(() => first.child.kill('SIGKILL'));
+  await waitForOutput(first, /Hearth is running/);
+
+  const page = await fetch(`${baseUrl}/login`);
+  let cookies = cookieHeader(page.headers.getSetCookie());
+  const login = await fetch(`${baseUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password: 'kill test password', _csrf: csrfTokenFrom(await page.text()) }),
+  });
+  cookies = cookieHeader(login.headers.getSetCookie(), cookies);
+  const { openChatSocket } = await import('./support/test-app.js');
+  const socket = await openChatSocket(baseUrl, cookies);
+  standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `word${index}`).join(' '), chunkDelayMs: 50 });
+  socket.send({ type: 'send', message: 'Tell me a long story' });
+  // Wait past one periodic save (every second) so the partial reply is on disk.
+  await socket.waitFor((message) => String(message.content).includes('word30'), 10_000);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  socket.socket.terminate();
+
+  const second = startServer(environment);
+  t.after(() => second.child.kill('SIGKILL'));
+  await waitForOutput(second, /Hearth is running/);
+  const reopened = await fetch(`${baseUrl}/c/1`, { headers: { cookie: cookies } });
+  assert.equal(reopened.status, 200, 'still logged in after the crash');
+  const html = await reopened.text();
+  assert.match(html, /Tell me a long story/);
+  assert.match(html, /word0 word1 word2/);
+  assert.match(html, /data-status="failed"/);
+  assert.match(html, /The server stopped while this reply was being written/);
+  second.child.kill('SIGTERM');
+  await second.exited;
+
+  const { default: Database } = await import('better-sqlite3');
+  const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
+  assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
+  database.close();
+});
