@@ -48,7 +48,7 @@ async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 20_0
   throw new Error(`timed out waiting for ${pattern}; output:\n${running.output()}`);
 }
 
-async function login(baseUrl: string, password: string): Promise<number> {
+async function logIn(baseUrl: string, password: string): Promise<{ status: number; cookies: string }> {
   const page = await fetch(`${baseUrl}/login`);
   const cookies = cookieHeader(page.headers.getSetCookie());
   const response = await fetch(`${baseUrl}/login`, {
@@ -57,8 +57,10 @@ async function login(baseUrl: string, password: string): Promise<number> {
     headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ password, _csrf: csrfTokenFrom(await page.text()) }),
   });
-  return response.status;
+  return { status: response.status, cookies: cookieHeader(response.headers.getSetCookie(), cookies) };
 }
+
+const login = async (baseUrl: string, password: string) => (await logIn(baseUrl, password)).status;
 
 test('a bad value stops start-up with one line naming the variable', async () => {
   const running = startServer({ PORT: 'http', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-')) });
@@ -125,15 +127,7 @@ test('killed with SIGKILL mid-reply: after a restart the message and the partial
   t.after(() => first.child.kill('SIGKILL'));
   await waitForOutput(first, /Hearth is running/);
 
-  const page = await fetch(`${baseUrl}/login`);
-  let cookies = cookieHeader(page.headers.getSetCookie());
-  const login = await fetch(`${baseUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ password: 'kill test password', _csrf: csrfTokenFrom(await page.text()) }),
-  });
-  cookies = cookieHeader(login.headers.getSetCookie(), cookies);
+  const { cookies } = await logIn(baseUrl, 'kill test password');
   const { openChatSocket } = await import('./support/test-app.js');
   const socket = await openChatSocket(baseUrl, cookies);
   standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `word${index}`).join(' '), chunkDelayMs: 50 });
