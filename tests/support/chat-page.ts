@@ -30,11 +30,20 @@ export async function openChat(
 /** Counts the htmx WebSocket connections that opened, so a test can wait for the live link. */
 export async function trackSocket(page: Page): Promise<void> {
   await page.addInitScript(() => {
-    const state = window as unknown as { __socketsOpened: number };
+    const state = window as unknown as { __socketsOpened: number; __socketEvents: string[] };
     state.__socketsOpened = 0;
+    state.__socketEvents = [];
     document.addEventListener('htmx:ws:after:connection', () => {
       state.__socketsOpened++;
+      state.__socketEvents.push('open');
     });
+    // Kept for the failure message: what happened to the socket if it never opened.
+    for (const name of ['htmx:ws:before:connection', 'htmx:ws:close', 'htmx:ws:error']) {
+      document.addEventListener(name, (event) => {
+        const detail = (event as CustomEvent).detail ?? {};
+        state.__socketEvents.push(`${name.slice(8)}:${detail.code ?? ''}:${detail.reason ?? ''}:${String(detail.error ?? '')}`);
+      });
+    }
   });
 }
 
@@ -48,6 +57,7 @@ export async function waitForSocket(page: Page): Promise<void> {
       visibility: document.visibilityState,
       htmx: typeof (window as unknown as { htmx?: unknown }).htmx,
       bodyClass: document.body.className,
+      socketEvents: (window as unknown as { __socketEvents?: string[] }).__socketEvents,
     }));
     throw new Error(`the chat WebSocket did not open: ${JSON.stringify(state)}`, { cause: error });
   }
