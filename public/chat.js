@@ -12,7 +12,10 @@
   function socketUrl() {
     const protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const id = conversationField()?.value ?? '';
-    return `${protocol}//${location.host}/ws?conversation=${encodeURIComponent(id)}`;
+    // The newest message shown here, so the server can send what this page missed.
+    const messages = document.querySelectorAll('#chat-thread .chat-message');
+    const last = messages.length ? messages[messages.length - 1].id.replace('message-', '') : '';
+    return `${protocol}//${location.host}/ws?conversation=${encodeURIComponent(id)}&after=${encodeURIComponent(last)}`;
   }
 
   function updateStreamingState() {

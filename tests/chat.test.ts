@@ -244,3 +244,26 @@ test('a reply cut off by a crash is marked failed at the next start, with its te
   assert.equal(store.getMessage(reply.id)!.status, 'failed');
   assert.equal(store.getMessage(reply.id)!.content, 'half a repl');
 });
+
+test('a page that missed messages while asleep gets them on reconnect', async (t) => {
+  const { socket, standin, baseUrl, cookies } = await startChat(t);
+  standin.enqueue({ content: 'First reply.' });
+  socket.send({ type: 'send', message: 'One' });
+  await socket.waitFor(isSwap('#message-2', 'outerHTML'));
+  await socket.close();
+  // While the phone sleeps, another device sends a message in the same conversation.
+  const other = await openChatSocket(baseUrl, cookies, '1');
+  t.after(() => other.close());
+  standin.enqueue({ content: 'Second reply.' });
+  other.send({ type: 'send', message: 'Two', conversationId: '1' });
+  await other.waitFor((message) => message.event === 'reply-finished');
+
+  const woken = await openChatSocket(baseUrl, cookies, '1&after=2');
+  t.after(() => woken.close());
+  const replaced = await woken.waitFor(isSwap('#message-2', 'outerHTML'));
+  assert.match(String(replaced.content), /First reply\./);
+  const added = woken.messages.filter(isSwap('#chat-thread', 'beforeend')).map((message) => String(message.content));
+  assert.equal(added.length, 2);
+  assert.match(added[0]!, /id="message-3"[\s\S]*Two/);
+  assert.match(added[1]!, /id="message-4"[\s\S]*Second reply\./);
+});

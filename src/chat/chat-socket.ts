@@ -103,14 +103,20 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       unsubscribe = hub.subscribe(id, onEvent);
     };
 
-    // Catch up: a reloaded page or a phone waking up gets the reply as it is now.
-    const requested = parseConversationId((request.query as Record<string, unknown>).conversation);
+    // Catch up: a reloaded page or a phone waking up gets the conversation as it is now. The page
+    // says the last message it shows (`after`): that one is rendered again, newer ones are added.
+    const query = request.query as Record<string, unknown>;
+    const requested = parseConversationId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
-      const latest = store.listMessages(requested).at(-1);
-      if (latest?.role === 'assistant') {
-        const html = renderMessage(latest.id);
-        if (html) sender.swap(`#message-${latest.id}`, 'outerHTML', html);
+      const messages = store.listMessages(requested);
+      const shownUpTo = parseConversationId(query.after) ?? messages.findLast((message) => message.role === 'assistant')?.id;
+      for (const message of messages) {
+        if (shownUpTo === undefined || message.id < shownUpTo) continue;
+        const html = renderMessage(message.id);
+        if (!html) continue;
+        if (message.id === shownUpTo) sender.swap(`#message-${message.id}`, 'outerHTML', html);
+        else sender.swap('#chat-thread', 'beforeend', html);
       }
     }
 
