@@ -105,7 +105,7 @@ test('an unusable data folder stops start-up with a clear line', async () => {
   assert.match(running.output().trim(), /^Hearth cannot start: DATA_DIR: \/dev\/null\/hearth cannot be used as the data folder \(ENOTDIR\)/);
 });
 
-test('killed with SIGKILL mid-reply: after a restart the message and the partial reply are there and the database is intact', async (t) => {
+test('killed with SIGKILL mid-reply: after a restart the message and partial reply are there; SIGTERM saves a reply as stopped; the database is intact', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
   const standin = await startOllamaStandin();
   const port = await freePort();
@@ -137,7 +137,6 @@ test('killed with SIGKILL mid-reply: after a restart the message and the partial
   first.child.kill('SIGKILL');
   await first.exited;
   socket.socket.terminate();
-
   const second = startServer(environment);
   t.after(() => second.child.kill('SIGKILL'));
   await waitForOutput(second, /Hearth is running/);
@@ -148,11 +147,23 @@ test('killed with SIGKILL mid-reply: after a restart the message and the partial
   assert.match(html, /word0 word1 word2/);
   assert.match(html, /data-status="failed"/);
   assert.match(html, /The server stopped while this reply was being written/);
+
+  // SIGTERM mid-reply ends the stream cleanly: the partial reply is saved as stopped.
+  const chat = await openChatSocket(baseUrl, cookies, '1');
+  standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `term${index}`).join(' '), chunkDelayMs: 50 });
+  chat.send({ type: 'send', message: 'Another story', conversationId: '1' });
+  await chat.waitFor((message) => String(message.content).includes('term5'), 10_000);
   second.child.kill('SIGTERM');
-  await second.exited;
+  assert.equal(await second.exited, 0);
 
   const { default: Database } = await import('better-sqlite3');
   const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
   assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
+  const last = database.prepare("SELECT status, content FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1").get() as {
+    status: string;
+    content: string;
+  };
   database.close();
+  assert.equal(last.status, 'stopped');
+  assert.match(last.content, /^term0 term1 term2 term3 term4 term5/);
 });
