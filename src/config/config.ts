@@ -18,6 +18,15 @@ export interface Config {
   maxToolRounds: number;
   tokensDir: string;
   googleCredentials: string;
+  /** Port of the loopback address `npm run auth:gmail` listens on (0: any free port). */
+  gmailAuthPort: number;
+  /** read_email cuts a message body after this many characters. */
+  emailBodyMaxCharacters: number;
+  /** For tests: Google API and OAuth addresses (a local stand-in). Unset: Google's own. */
+  googleApiRootUrl: string | undefined;
+  googleOAuthAuthUrl: string | undefined;
+  googleOAuthTokenUrl: string | undefined;
+  googleOAuthRevokeUrl: string | undefined;
   logLevel: string;
   trustProxy: string | undefined;
   tlsCert: string | undefined;
@@ -71,6 +80,16 @@ function url(env: Environment, name: string, fallback: string): string {
   return parsed.origin;
 }
 
+/** An optional full URL (path kept), such as an OAuth endpoint. */
+function optionalUrl(env: Environment, name: string): string | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new ConfigError(name, `"${value}" is not an http or https URL`);
+  }
+  return value;
+}
+
 function filePath(env: Environment, name: string, fallback: string, cwd: string): string {
   return path.resolve(cwd, text(env, name) ?? fallback);
 }
@@ -118,6 +137,12 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     maxToolRounds: integer(env, 'MAX_TOOL_ROUNDS', 10, 1, 100),
     tokensDir: filePath(env, 'TOKENS_DIR', './tokens', cwd),
     googleCredentials: filePath(env, 'GOOGLE_CREDENTIALS', './credentials.json', cwd),
+    gmailAuthPort: integer(env, 'GMAIL_AUTH_PORT', 8889, 0, 65535),
+    emailBodyMaxCharacters: integer(env, 'EMAIL_BODY_MAX_CHARS', 3000, 200, 100_000),
+    googleApiRootUrl: optionalUrl(env, 'GOOGLE_API_ROOT_URL'),
+    googleOAuthAuthUrl: optionalUrl(env, 'GOOGLE_OAUTH_AUTH_URL'),
+    googleOAuthTokenUrl: optionalUrl(env, 'GOOGLE_OAUTH_TOKEN_URL'),
+    googleOAuthRevokeUrl: optionalUrl(env, 'GOOGLE_OAUTH_REVOKE_URL'),
     logLevel,
     trustProxy: text(env, 'TRUST_PROXY'),
     tlsCert: tlsCert && path.resolve(cwd, tlsCert),

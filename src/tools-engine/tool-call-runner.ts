@@ -80,11 +80,12 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
       const { tag } = request;
       const tool = tag.kind === 'tool' ? registry.find(tag.name) : undefined;
       const name = tag.kind === 'memory' ? memoryUpdateToolName : (tool?.name ?? tag.name.slice(0, 60));
-      const needsApproval = tool !== undefined && tool.actsOnWorld && !approvals.isAlwaysAllowed(tool.name);
+      const copied = copiedFromResults(tag, request.earlierResults);
+      const needsApproval = !copied && tool !== undefined && tool.actsOnWorld && !approvals.isAlwaysAllowed(tool.name);
       const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running');
       request.onAdded(record.id);
 
-      if (copiedFromResults(tag, request.earlierResults)) {
+      if (copied) {
         logger.warn({ tool: name, conversationId: request.conversationId }, 'refused a tool call copied from a tool result');
         return finish(request, record.id, {
           name,

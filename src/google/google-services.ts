@@ -1,0 +1,219 @@
+/*
+ * Google accounts for the tools and the CLI. Everything heavy loads on first use only:
+ * google-auth-library when an account is first used, and only the Gmail or Calendar module of
+ * googleapis (never the whole package: ~1.7 s and ~100 MB) when a Gmail or Calendar tool runs.
+ * Type imports below are erased at run time.
+ */
+import type { OAuth2Client, Credentials } from 'google-auth-library';
+import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
+import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
+import type { Config } from '../config/config.js';
+import { ToolError, type ToolServices } from '../tools-engine/tool.js';
+import { explainGoogleFailure, isInvalidGrant, reauthorizeCommand, reauthorizeMessage, type ExplainOptions } from './google-errors.js';
+import { GoogleSetupError, readOAuthClientFile } from './oauth-client-file.js';
+import { createTokenStore, type StoredTokens } from './token-store.js';
+
+export type Gmail = gmail_v1.Gmail;
+export type Calendar = calendar_v3.Calendar;
+
+/** Where OAuth requests go; unset fields use Google's own addresses. */
+export interface OAuthEndpoints {
+  authorizeUrl?: string;
+  tokenUrl?: string;
+  revokeUrl?: string;
+}
+
+export interface GoogleLogger {
+  debug(object: object, message: string): void;
+}
+
+export interface GoogleServicesOptions {
+  tokensDir: string;
+  /** The Desktop-app OAuth client JSON. */
+  credentialsFile: string;
+  /** For tests: the API root (googleapis' `rootUrl`), such as a local stand-in. */
+  rootUrl?: string;
+  oauthEndpoints?: OAuthEndpoints;
+  logger?: GoogleLogger;
+  fetchImplementation?: typeof fetch;
+  /** Calendar days and times are read and shown in this zone (default: the computer's). */
+  timeZone?: string;
+  /** Per HTTP request; a tool's own time limit still applies on top. */
+  requestTimeoutMs?: number;
+}
+
+/** Google's answers are retried a little (429, 5xx, dropped connections), never for long. */
+const retryConfig = { retry: 2, noResponseRetries: 1, retryDelay: 200, maxRetryDelay: 2000, totalTimeout: 8000 };
+
+export function createGoogleServices(options: GoogleServicesOptions) {
+  const tokens = createTokenStore(options.tokensDir);
+  const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const transporterOptions = options.fetchImplementation ? { fetchImplementation: options.fetchImplementation } : {};
+  /** One client per account, rebuilt when the CLI replaced the account's refresh token. */
+  const clients = new Map<string, { client: OAuth2Client; refreshToken: string }>();
+  const gmailClients = new WeakMap<OAuth2Client, Gmail>();
+  const calendarClients = new WeakMap<OAuth2Client, Calendar>();
+
+  function listAccounts(): string[] {
+    return tokens.listAccounts();
+  }
+
+  function noAccountsMessage(): string {
+    return `No Google account is authorized yet. Ask the person to run \`${reauthorizeCommand()}\` on the Hearth computer (once per account).`;
+  }
+
+  /**
+   * The accounts a call is about: the one it names (any capitalisation), or every authorized
+   * account when it names none. Throws a ToolError the model can relay.
+   */
+  function resolveAccounts(requested?: string): string[] {
+    const accounts = listAccounts();
+    if (accounts.length === 0) throw new ToolError(noAccountsMessage());
+    if (requested === undefined || requested.trim() === '') return accounts;
+    const wanted = requested.trim().toLowerCase();
+    const found = accounts.find((account) => account.toLowerCase() === wanted);
+    if (!found) throw new ToolError(`"${requested.trim()}" is not an authorized account. Authorized accounts: ${accounts.join(', ')}.`);
+    return [found];
+  }
+
+  /** Exactly one account: the named one, or the only one. */
+  function chooseAccount(requested?: string): string {
+    const accounts = resolveAccounts(requested);
+    if (accounts.length > 1) throw new ToolError(`Several accounts are authorized; say which one with account: (${accounts.join(', ')}).`);
+    return accounts[0]!;
+  }
+
+  /** A fresh OAuth client for this app (the CLI authorizes with it; tools get it with tokens). */
+  async function createOAuthClient(redirectUri?: string): Promise<OAuth2Client> {
+    const secrets = readOAuthClientFile(options.credentialsFile);
+    const { OAuth2Client } = await import('google-auth-library');
+    const endpoints = options.oauthEndpoints ?? {};
+    return new OAuth2Client({
+      clientId: secrets.clientId,
+      clientSecret: secrets.clientSecret,
+      redirectUri,
+      endpoints: {
+        ...(endpoints.authorizeUrl ? { oauth2AuthBaseUrl: endpoints.authorizeUrl } : {}),
+        ...(endpoints.tokenUrl ? { oauth2TokenUrl: endpoints.tokenUrl } : {}),
+        ...(endpoints.revokeUrl ? { oauth2RevokeUrl: endpoints.revokeUrl } : {}),
+      },
+      transporterOptions,
+      // A 401 gets one refresh and retry: a revoked grant then shows as invalid_grant.
+      forceRefreshOnFailure: true,
+    });
+  }
+
+  /** The account's client with its stored tokens; refreshed tokens are written back. */
+  async function authorizedClient(account: string): Promise<OAuth2Client> {
+    const stored = tokens.read(account);
+    if (!stored) throw new ToolError(`"${account}" is not an authorized account. Authorized accounts: ${listAccounts().join(', ') || 'none'}.`);
+    if (!stored.refresh_token) {
+      throw new ToolError(reauthorizeMessage(account, `The saved authorization for ${account} has no refresh token.`));
+    }
+    const cached = clients.get(account);
+    if (cached && cached.refreshToken === stored.refresh_token) return cached.client;
+
+    let client: OAuth2Client;
+    try {
+      client = await createOAuthClient();
+    } catch (error) {
+      if (error instanceof GoogleSetupError) throw new ToolError(error.message);
+      throw error;
+    }
+    client.setCredentials(stored as Credentials);
+    client.on('tokens', (fresh: Credentials) => {
+      tokens.merge(account, fresh as StoredTokens);
+      options.logger?.debug({ account }, 'refreshed a Google access token');
+    });
+    clients.set(account, { client, refreshToken: stored.refresh_token });
+    return client;
+  }
+
+  function apiOptions(client: OAuth2Client) {
+    return {
+      auth: client,
+      retryConfig,
+      timeout: options.requestTimeoutMs ?? 10_000,
+      ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
+      ...(options.fetchImplementation ? { fetchImplementation: options.fetchImplementation } : {}),
+    };
+  }
+
+  /** The Gmail API for any authorized client (the CLI's, before tokens are saved). */
+  async function gmailFor(client: OAuth2Client): Promise<Gmail> {
+    let api = gmailClients.get(client);
+    if (!api) {
+      const { gmail_v1: gmailModule } = await import('googleapis/build/src/apis/gmail/v1.js');
+      api = new gmailModule.Gmail(apiOptions(client));
+      gmailClients.set(client, api);
+    }
+    return api;
+  }
+
+  async function gmail(account: string): Promise<Gmail> {
+    return gmailFor(await authorizedClient(account));
+  }
+
+  async function calendar(account: string): Promise<Calendar> {
+    const client = await authorizedClient(account);
+    let api = calendarClients.get(client);
+    if (!api) {
+      const { calendar_v3: calendarModule } = await import('googleapis/build/src/apis/calendar/v3.js');
+      api = new calendarModule.Calendar(apiOptions(client));
+      calendarClients.set(client, api);
+    }
+    return api;
+  }
+
+  /**
+   * Runs one Google call for an account and turns failures into messages the person can act
+   * on. A revoked grant also drops the cached client, so a re-authorization takes effect.
+   */
+  async function call<T>(explain: ExplainOptions, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isInvalidGrant(error)) clients.delete(explain.account);
+      const explained = explainGoogleFailure(error, explain);
+      // Explained failures go back to the model; the engine logs the ones we could not explain.
+      if (explained instanceof ToolError) options.logger?.debug({ account: explain.account, reason: explained.message }, 'a Google request failed');
+      throw explained;
+    }
+  }
+
+  return { timeZone, tokens, listAccounts, resolveAccounts, chooseAccount, createOAuthClient, authorizedClient, gmailFor, gmail, calendar, call };
+}
+
+export type GoogleServices = ReturnType<typeof createGoogleServices>;
+
+export function googleServicesFromConfig(config: Config, logger?: GoogleLogger): GoogleServices {
+  return createGoogleServices({
+    tokensDir: config.tokensDir,
+    credentialsFile: config.googleCredentials,
+    rootUrl: config.googleApiRootUrl,
+    oauthEndpoints: {
+      authorizeUrl: config.googleOAuthAuthUrl,
+      tokenUrl: config.googleOAuthTokenUrl,
+      revokeUrl: config.googleOAuthRevokeUrl,
+    },
+    logger,
+  });
+}
+
+function isGoogleServices(value: unknown): value is GoogleServices {
+  return typeof value === 'object' && value !== null && typeof (value as GoogleServices).resolveAccounts === 'function';
+}
+
+/** Shared by all the tools built from the same services, so they share clients and caches. */
+const defaultServices = new WeakMap<ToolServices, GoogleServices>();
+
+/** `services.google` when given (tests inject one pointing at a stand-in), else one built from the config. */
+export function googleServicesFor(services: ToolServices): GoogleServices {
+  if (isGoogleServices(services.google)) return services.google;
+  let made = defaultServices.get(services);
+  if (!made) {
+    made = googleServicesFromConfig(services.config, services.logger);
+    defaultServices.set(services, made);
+  }
+  return made;
+}

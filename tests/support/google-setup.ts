@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import pino from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { createGoogleServices, type GoogleServices } from '../../src/google/google-services.js';
+import type { Tool, ToolServices } from '../../src/tools-engine/tool.js';
+import { desktopClientFile, multipart, textPart, attachmentPart, startGoogleStandin, type GoogleStandin, type StandinMessage } from './google-standin.js';
+
+export const account = 'sam@example.com';
+export const fixedNow = new Date('2026-11-23T08:00:00Z'); // Monday, 09:00 in Paris
+export const timeZone = 'Europe/Paris';
+
+/** Mail for the default account: the kinds of message a real inbox has. */
+export const fixtureMessages: StandinMessage[] = [
+  {
+    id: '18c2f0a1b2c3d4e5',
+    threadId: 'thread-trip',
+    from: 'School Office <office@school.example>',
+    to: account,
+    subject: 'Trip on Friday',
+    date: '2026-11-20T07:15:00Z',
+    messageId: '<trip-2@school.example>',
+    references: '<trip-1@school.example>',
+    labelIds: ['INBOX', 'UNREAD'],
+    payload: multipart(
+      'alternative',
+      textPart('Dear parents,\n\nThe class trip is on Friday. Please reply if your child will come.\n\nThe School Office'),
+      textPart('<p>Dear parents,</p><p>The <b>class trip</b> is on Friday.</p>', 'text/html'),
+    ),
+  },
+  {
+    id: '18c2f0a1b2c3d4e6',
+    from: 'Garden News <news@garden.example>',
+    to: account,
+    subject: 'Winter tips',
+    date: '2026-11-19T10:00:00Z',
+    payload: textPart(
+      [
+        '<html><head><title>x</title><style>p { color: red }</style></head><body>',
+        '<div style="display:none">preheader you cannot see</div>',
+        '<script>alert("boo")</script>',
+        '<h1>Winter&nbsp;tips</h1><p>Cover your roses &amp; water less.<br>Mulch &lt;now&gt;.</p>',
+        '<ul><li>Tulips</li><li>Garlic</li></ul>',
+        '<p>Read <a href="https://garden.example/tips">more tips</a> &#8212; &eacute;t&eacute; &#x263A;</p>',
+        '</body></html>',
+      ].join('\n'),
+      'text/html',
+    ),
+  },
+  {
+    id: '18c2f0a1b2c3d4e7',
+    from: 'Café Müller <cafe@muller.example>',
+    to: account,
+    subject: 'Your invoice',
+    date: '2026-11-18T09:00:00Z',
+    payload: multipart('mixed', textPart('Merci beaucoup, à bientôt. Prix: 12 EUR', 'text/plain', 'iso-8859-1'), attachmentPart('invoice.pdf', 'application/pdf', Buffer.from('%PDF-1.4'))),
+  },
+];
+
+export interface GoogleHarness {
+  standin: GoogleStandin;
+  google: GoogleServices;
+  tokensDir: string;
+  credentialsFile: string;
+  directory: string;
+  services: ToolServices;
+  /** A tool class built with these services. */
+  tool<T extends Tool>(ToolClass: new (services: ToolServices) => T): T;
+  run(tool: Tool, params: string): Promise<string>;
+}
+
+export async function startGoogleHarness(t: TestContext, options: { accounts?: string[]; authorize?: boolean; environment?: Record<string, string> } = {}): Promise<GoogleHarness> {
+  const standin = await startGoogleStandin();
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-google-'));
+  const tokensDir = path.join(directory, 'tokens');
+  const credentialsFile = path.join(directory, 'credentials.json');
+  fs.writeFileSync(credentialsFile, desktopClientFile(standin.url));
+  t.after(async () => {
+    await standin.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  const names = options.accounts ?? [account];
+  for (const name of names) {
+    standin.addAccount(name, { messages: name === account ? structuredClone(fixtureMessages) : [] });
+  }
+  const google = createGoogleServices({ tokensDir, credentialsFile, rootUrl: standin.rootUrl, oauthEndpoints: standin.oauthEndpoints, timeZone });
+  if (options.authorize !== false) {
+    for (const name of names) google.tokens.write(name, standin.issueTokens(name));
+  }
+  const config = loadConfig({ TOKENS_DIR: tokensDir, GOOGLE_CREDENTIALS: credentialsFile, ...options.environment });
+  const services: ToolServices = { config, logger: pino({ level: 'silent' }), now: () => fixedNow, google };
+  return {
+    standin,
+    google,
+    tokensDir,
+    credentialsFile,
+    directory,
+    services,
+    tool: (ToolClass) => new ToolClass(services),
+    run: (tool, params) => tool.run(params, { signal: new AbortController().signal, conversationId: 1 }),
+  };
+}

@@ -1,0 +1,459 @@
+/*
+ * A local stand-in for the parts of Google that Hearth uses, speaking their wire formats, so the
+ * real google-auth-library and googleapis code runs against it (through OAuth2Client's
+ * `endpoints` and googleapis' `rootUrl`):
+ *   OAuth   GET  /o/oauth2/v2/auth   (redirects to the loopback with code + state)
+ *           POST /token              (authorization_code with PKCE S256 check; refresh_token;
+ *                                      invalid_grant for revoked or unknown grants)
+ *           POST /revoke?token=...
+ *   Gmail   GET  /gmail/v1/users/me/profile
+ *           GET  /gmail/v1/users/me/messages?q=...     (a small subset of the query syntax)
+ *           GET  /gmail/v1/users/me/messages/{id}?format=full|metadata
+ *           POST /gmail/v1/users/me/drafts             (the raw MIME is kept for tests)
+ *   Calendar GET /calendar/v3/calendars/primary/events, POST /calendar/v3/freeBusy
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StandinPart {
+  mimeType: string;
+  /** Text for text parts, bytes for anything else. */
+  content?: string | Buffer;
+  charset?: string;
+  filename?: string;
+  headers?: Record<string, string>;
+  parts?: StandinPart[];
+}
+
+export interface StandinMessage {
+  id: string;
+  threadId?: string;
+  from: string;
+  to: string;
+  subject: string;
+  /** ISO date. */
+  date: string;
+  messageId?: string;
+  references?: string;
+  replyTo?: string;
+  cc?: string;
+  labelIds?: string[];
+  /** A MIME tree; by default one text/plain part holding `text`. */
+  payload?: StandinPart;
+  text?: string;
+}
+
+export interface StandinEvent {
+  id?: string;
+  summary: string;
+  location?: string;
+  start: { dateTime?: string; date?: string };
+  end: { dateTime?: string; date?: string };
+  /** "transparent" events do not make the person busy. */
+  transparency?: 'opaque' | 'transparent';
+  status?: 'confirmed' | 'cancelled';
+}
+
+export interface StandinAccount {
+  email: string;
+  messages: StandinMessage[];
+  events: StandinEvent[];
+}
+
+export interface RecordedDraft {
+  account: string;
+  threadId: string | undefined;
+  raw: string;
+  /** The decoded MIME text. */
+  mime: string;
+  /** Header names lower-cased, values unfolded. */
+  headers: Record<string, string>;
+  /** The body with its transfer encoding undone. */
+  body: string;
+}
+
+export interface IssuedTokens {
+  access_token: string;
+  refresh_token: string;
+  expiry_date: number;
+  scope: string;
+  token_type: 'Bearer';
+}
+
+export const standinClient = { clientId: 'hearth-test.apps.googleusercontent.com', clientSecret: 'stand-in-secret' };
+export const allScopes = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/calendar.readonly'].join(' ');
+
+export const textPart = (content: string, mimeType = 'text/plain', charset = 'utf-8'): StandinPart => ({ mimeType, content, charset });
+export const multipart = (subtype: string, ...parts: StandinPart[]): StandinPart => ({ mimeType: `multipart/${subtype}`, parts });
+export const attachmentPart = (filename: string, mimeType: string, content: Buffer | string): StandinPart => ({ mimeType, filename, content });
+
+/** The `credentials.json` a person downloads for a Desktop-app client, pointing at the stand-in. */
+export function desktopClientFile(url: string): string {
+  return JSON.stringify({
+    installed: {
+      client_id: standinClient.clientId,
+      client_secret: standinClient.clientSecret,
+      auth_uri: `${url}/o/oauth2/v2/auth`,
+      token_uri: `${url}/token`,
+      redirect_uris: ['http://localhost'],
+    },
+  });
+}
+
+const base64Url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
+const sha256Url = (text: string) => crypto.createHash('sha256').update(text).digest('base64url');
+const token = (prefix: string) => `${prefix}-${crypto.randomBytes(12).toString('hex')}`;
+
+function apiError(response: http.ServerResponse, code: number, message: string, reason: string, status: string): void {
+  sendJson(response, code, { error: { code, message, errors: [{ message, domain: 'global', reason }], status } });
+}
+
+function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function readBody(request: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/** Undoes the draft's MIME: headers unfolded and a base64 or quoted-printable body decoded. */
+export function parseMime(mime: string): { headers: Record<string, string>; body: string } {
+  const split = mime.indexOf('\r\n\r\n');
+  const head = split >= 0 ? mime.slice(0, split) : mime;
+  const rawBody = split >= 0 ? mime.slice(split + 4) : '';
+  const headers: Record<string, string> = {};
+  for (const line of head.replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
+    const index = line.indexOf(':');
+    if (index > 0) headers[line.slice(0, index).toLowerCase()] = line.slice(index + 1).trim();
+  }
+  const encoding = (headers['content-transfer-encoding'] ?? '').toLowerCase();
+  const body = encoding === 'base64' ? Buffer.from(rawBody.replace(/\s+/g, ''), 'base64').toString('utf8') : rawBody;
+  return { headers, body: body.replace(/\r\n/g, '\n') };
+}
+
+/** RFC 2047 encoded-words back to text. */
+export function decodeHeaderWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([bq])\?([^?]*)\?=/gi, (_match, _charset: string, encoding: string, text: string) =>
+      encoding.toLowerCase() === 'b' ? Buffer.from(text, 'base64').toString('utf8') : text.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_hex, code: string) => String.fromCharCode(parseInt(code, 16))),
+    );
+}
+
+export type GoogleStandin = Awaited<ReturnType<typeof startGoogleStandin>>;
+
+export async function startGoogleStandin() {
+  const accounts = new Map<string, StandinAccount>();
+  const codes = new Map<string, { email: string; challenge: string; redirectUri: string; scope: string }>();
+  const refreshTokens = new Map<string, { email: string; revoked: boolean }>();
+  const accessTokens = new Map<string, { email: string; expiresAt: number; refreshToken: string }>();
+  const drafts: RecordedDraft[] = [];
+  const authorizations: Array<Record<string, string>> = [];
+  const tokenRequests: Array<Record<string, string>> = [];
+  const apiRequests: Array<{ method: string; path: string; account: string | undefined }> = [];
+  const gmailQueries: string[] = [];
+  const state = {
+    /** Who "signs in" at the consent screen; default the login_hint or the first account. */
+    nextLogin: undefined as string | undefined,
+    /** The person presses "Cancel" on the consent screen. */
+    denyConsent: false,
+    /** Every API request fails this way while set (quota tests). */
+    apiFailure: undefined as { status: number; reason: string; message: string } | undefined,
+  };
+  let draftCount = 0;
+
+  function addAccount(email: string, content: { messages?: StandinMessage[]; events?: StandinEvent[] } = {}): StandinAccount {
+    const account = { email, messages: content.messages ?? [], events: content.events ?? [] };
+    accounts.set(email, account);
+    return account;
+  }
+
+  function issueTokens(email: string, options: { expiresInSeconds?: number } = {}): IssuedTokens {
+    const refreshToken = token('refresh');
+    refreshTokens.set(refreshToken, { email, revoked: false });
+    return { ...newAccessToken(email, refreshToken, options.expiresInSeconds ?? 3599), refresh_token: refreshToken };
+  }
+
+  function newAccessToken(email: string, refreshToken: string, expiresInSeconds: number) {
+    const accessToken = token('access');
+    const expiresAt = Date.now() + expiresInSeconds * 1000;
+    accessTokens.set(accessToken, { email, expiresAt, refreshToken });
+    return { access_token: accessToken, expiry_date: expiresAt, scope: allScopes, token_type: 'Bearer' as const };
+  }
+
+  /** The person revokes Hearth's access in their Google account settings. */
+  function revokeGrant(email: string): void {
+    for (const grant of refreshTokens.values()) if (grant.email === email) grant.revoked = true;
+  }
+
+  function partResource(part: StandinPart, partId: string, extraHeaders: Array<{ name: string; value: string }>): Record<string, unknown> {
+    const contentType = part.mimeType.startsWith('multipart/')
+      ? `${part.mimeType}; boundary="b${partId.replace(/\./g, '_') || 'root'}"`
+      : part.mimeType.startsWith('text/')
+        ? `${part.mimeType}; charset="${part.charset ?? 'utf-8'}"`
+        : part.mimeType;
+    const headers = [...extraHeaders, { name: 'Content-Type', value: contentType }, ...Object.entries(part.headers ?? {}).map(([name, value]) => ({ name, value }))];
+    if (part.filename) headers.push({ name: 'Content-Disposition', value: `attachment; filename="${part.filename}"` });
+    if (part.parts) {
+      return {
+        partId, mimeType: part.mimeType, filename: '', headers, body: { size: 0 },
+        parts: part.parts.map((child, index) => partResource(child, partId ? `${partId}.${index}` : String(index), [])),
+      };
+    }
+    const bytes = typeof part.content === 'string' ? Buffer.from(part.content, /^(iso-8859-1|latin1|windows-1252)$/i.test(part.charset ?? '') ? 'latin1' : 'utf8') : (part.content ?? Buffer.alloc(0));
+    // Gmail gives attachments by id only; text parts inline.
+    const body = part.filename ? { attachmentId: `att-${partId}`, size: bytes.length } : { size: bytes.length, data: base64Url(bytes) };
+    return { partId, mimeType: part.mimeType, filename: part.filename ?? '', headers, body };
+  }
+
+  function messageHeaders(message: StandinMessage) {
+    return [
+      { name: 'From', value: message.from },
+      { name: 'To', value: message.to },
+      ...(message.cc ? [{ name: 'Cc', value: message.cc }] : []),
+      ...(message.replyTo ? [{ name: 'Reply-To', value: message.replyTo }] : []),
+      { name: 'Subject', value: message.subject },
+      { name: 'Date', value: new Date(message.date).toUTCString() },
+      { name: 'Message-ID', value: message.messageId ?? `<${message.id}@mail.example>` },
+      ...(message.references ? [{ name: 'References', value: message.references }] : []),
+      { name: 'MIME-Version', value: '1.0' },
+    ];
+  }
+
+  function messageResource(message: StandinMessage, format: string, metadataHeaders: string[]) {
+    const payload = partResource(message.payload ?? textPart(message.text ?? ''), '', messageHeaders(message));
+    const common = {
+      id: message.id,
+      threadId: message.threadId ?? message.id,
+      labelIds: message.labelIds ?? ['INBOX'],
+      snippet: (message.text ?? message.subject).slice(0, 100),
+      internalDate: String(Date.parse(message.date)),
+      historyId: '1000',
+      sizeEstimate: 1000,
+    };
+    if (format === 'metadata') {
+      const wanted = metadataHeaders.map((name) => name.toLowerCase());
+      const headers = (payload.headers as Array<{ name: string; value: string }>).filter((header) => wanted.length === 0 || wanted.includes(header.name.toLowerCase()));
+      return { ...common, payload: { partId: '', mimeType: payload.mimeType, filename: '', headers, body: { size: 0 } } };
+    }
+    return { ...common, payload };
+  }
+
+  function plainTextOf(part: StandinPart): string {
+    if (part.parts) return part.parts.map(plainTextOf).join(' ');
+    return typeof part.content === 'string' ? part.content : '';
+  }
+
+  function matches(message: StandinMessage, query: string): boolean {
+    const terms = [...query.matchAll(/(\w+:)?("[^"]*"|\S+)/g)].map((match) => ({ operator: match[1]?.slice(0, -1).toLowerCase(), value: match[2]!.replace(/^"|"$/g, '').toLowerCase() }));
+    const haystack = `${message.from} ${message.to} ${message.subject} ${message.text ?? ''} ${message.payload ? plainTextOf(message.payload) : ''}`.toLowerCase();
+    return terms.every(({ operator, value }) => {
+      switch (operator) {
+        case 'from': return message.from.toLowerCase().includes(value);
+        case 'to': return message.to.toLowerCase().includes(value);
+        case 'subject': return message.subject.toLowerCase().includes(value);
+        case 'is': return value === 'unread' ? (message.labelIds ?? []).includes('UNREAD') : true;
+        case undefined: return haystack.includes(value);
+        default: return true; // newer_than:, in:, label:... are accepted and ignored
+      }
+    });
+  }
+
+  function authorizedAccount(request: http.IncomingMessage, response: http.ServerResponse): StandinAccount | undefined {
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    const grant = bearer ? accessTokens.get(bearer) : undefined;
+    if (!grant || grant.expiresAt < Date.now() || refreshTokens.get(grant.refreshToken)?.revoked) {
+      apiError(response, 401, 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.', 'authError', 'UNAUTHENTICATED');
+      return undefined;
+    }
+    return accounts.get(grant.email);
+  }
+
+  async function handleToken(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
+    tokenRequests.push(form);
+    const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    const [basicId, basicSecret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+    if ((form.client_id ?? basicId) !== standinClient.clientId || (form.client_secret ?? basicSecret) !== standinClient.clientSecret) {
+      return sendJson(response, 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' });
+    }
+    const invalidGrant = (description: string) => sendJson(response, 400, { error: 'invalid_grant', error_description: description });
+    if (form.grant_type === 'authorization_code') {
+      const grant = codes.get(form.code ?? '');
+      codes.delete(form.code ?? ''); // one use only
+      if (!grant) return invalidGrant('Malformed auth code.');
+      if (grant.redirectUri !== form.redirect_uri) return sendJson(response, 400, { error: 'redirect_uri_mismatch', error_description: 'Bad Request' });
+      if (!form.code_verifier || sha256Url(form.code_verifier) !== grant.challenge) return invalidGrant('Invalid code verifier.');
+      const issued = issueTokens(grant.email);
+      return sendJson(response, 200, { access_token: issued.access_token, expires_in: 3599, refresh_token: issued.refresh_token, scope: grant.scope, token_type: 'Bearer' });
+    }
+    if (form.grant_type === 'refresh_token') {
+      const grant = refreshTokens.get(form.refresh_token ?? '');
+      if (!grant || grant.revoked) return invalidGrant('Token has been expired or revoked.');
+      const fresh = newAccessToken(grant.email, form.refresh_token!, 3599);
+      return sendJson(response, 200, { access_token: fresh.access_token, expires_in: 3599, scope: allScopes, token_type: 'Bearer' });
+    }
+    sendJson(response, 400, { error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${form.grant_type}` });
+  }
+
+  function handleAuthorize(url: URL, response: http.ServerResponse): void {
+    const query = Object.fromEntries(url.searchParams);
+    authorizations.push(query);
+    const redirect = new URL(query.redirect_uri ?? 'http://invalid/');
+    if (query.client_id !== standinClient.clientId || redirect.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(redirect.hostname)) {
+      response.writeHead(400, { 'content-type': 'text/plain' });
+      return void response.end('Error 400: invalid_request (client or redirect_uri)');
+    }
+    if (query.code_challenge_method !== 'S256' || !query.code_challenge) {
+      response.writeHead(400, { 'content-type': 'text/plain' });
+      return void response.end('Error 400: invalid_request (this stand-in requires PKCE S256)');
+    }
+    if (state.denyConsent) {
+      redirect.searchParams.set('error', 'access_denied');
+    } else {
+      const email = state.nextLogin ?? query.login_hint ?? [...accounts.keys()][0];
+      if (!email || !accounts.has(email)) {
+        response.writeHead(400, { 'content-type': 'text/plain' });
+        return void response.end('No such test account');
+      }
+      const code = token('code');
+      codes.set(code, { email, challenge: query.code_challenge, redirectUri: query.redirect_uri!, scope: query.scope ?? '' });
+      redirect.searchParams.set('code', code);
+      redirect.searchParams.set('scope', query.scope ?? '');
+    }
+    if (query.state !== undefined) redirect.searchParams.set('state', query.state);
+    response.writeHead(302, { location: redirect.href });
+    response.end();
+  }
+
+  async function handleGmail(request: http.IncomingMessage, response: http.ServerResponse, url: URL, account: StandinAccount, rest: string): Promise<void> {
+    if (request.method === 'GET' && rest === 'profile') {
+      return sendJson(response, 200, { emailAddress: account.email, messagesTotal: account.messages.length, threadsTotal: account.messages.length, historyId: '1000' });
+    }
+    if (request.method === 'GET' && rest === 'messages') {
+      const query = url.searchParams.get('q') ?? '';
+      gmailQueries.push(query);
+      const max = Number(url.searchParams.get('maxResults') ?? 100);
+      const found = account.messages.filter((message) => matches(message, query)).sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
+      const page = found.slice(0, max).map((message) => ({ id: message.id, threadId: message.threadId ?? message.id }));
+      // Like Gmail: no "messages" key at all when nothing matches.
+      return sendJson(response, 200, { ...(page.length ? { messages: page } : {}), ...(found.length > max ? { nextPageToken: 'next' } : {}), resultSizeEstimate: found.length });
+    }
+    const messageMatch = /^messages\/([^/]+)$/.exec(rest);
+    if (request.method === 'GET' && messageMatch) {
+      const message = account.messages.find((candidate) => candidate.id === decodeURIComponent(messageMatch[1]!));
+      if (!message) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      return sendJson(response, 200, messageResource(message, url.searchParams.get('format') ?? 'full', url.searchParams.getAll('metadataHeaders')));
+    }
+    if (request.method === 'POST' && rest === 'drafts') {
+      const body = JSON.parse(await readBody(request)) as { message?: { raw?: string; threadId?: string } };
+      const raw = body.message?.raw ?? '';
+      const mime = Buffer.from(raw, 'base64url').toString('utf8');
+      const parsed = parseMime(mime);
+      draftCount += 1;
+      const threadId = body.message?.threadId;
+      drafts.push({ account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
+      return sendJson(response, 200, { id: `r-draft-${draftCount}`, message: { id: `draft-message-${draftCount}`, threadId: threadId ?? `thread-${draftCount}`, labelIds: ['DRAFT'] } });
+    }
+    apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+  }
+
+  const overlaps = (event: StandinEvent, start: number, end: number) => {
+    const eventStart = Date.parse(event.start.dateTime ?? `${event.start.date}T00:00:00Z`);
+    const eventEnd = Date.parse(event.end.dateTime ?? `${event.end.date}T00:00:00Z`);
+    return eventStart < end && eventEnd > start;
+  };
+
+  async function handleCalendar(request: http.IncomingMessage, response: http.ServerResponse, url: URL, account: StandinAccount, rest: string): Promise<void> {
+    if (request.method === 'GET' && /^calendars\/[^/]+\/events$/.test(rest)) {
+      const start = Date.parse(url.searchParams.get('timeMin') ?? '1970-01-01T00:00:00Z');
+      const end = Date.parse(url.searchParams.get('timeMax') ?? '2100-01-01T00:00:00Z');
+      const items = account.events
+        .filter((event) => overlaps(event, start, end))
+        .sort((a, b) => Date.parse(a.start.dateTime ?? a.start.date!) - Date.parse(b.start.dateTime ?? b.start.date!))
+        .map((event, index) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event }));
+      return sendJson(response, 200, { kind: 'calendar#events', summary: account.email, timeZone: url.searchParams.get('timeZone') ?? 'UTC', items });
+    }
+    if (request.method === 'POST' && rest === 'freeBusy') {
+      const body = JSON.parse(await readBody(request)) as { timeMin: string; timeMax: string; items: Array<{ id: string }> };
+      const start = Date.parse(body.timeMin);
+      const end = Date.parse(body.timeMax);
+      const busy = account.events
+        .filter((event) => event.transparency !== 'transparent' && event.status !== 'cancelled' && event.start.dateTime && overlaps(event, start, end))
+        .map((event) => ({ start: new Date(Math.max(Date.parse(event.start.dateTime!), start)).toISOString(), end: new Date(Math.min(Date.parse(event.end.dateTime!), end)).toISOString() }));
+      const calendars = Object.fromEntries(body.items.map((item) => [item.id, { busy }]));
+      return sendJson(response, 200, { kind: 'calendar#freeBusy', timeMin: body.timeMin, timeMax: body.timeMax, calendars });
+    }
+    apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+  }
+
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://stand-in');
+    const handle = async () => {
+      if (url.pathname === '/o/oauth2/v2/auth') return handleAuthorize(url, response);
+      if (request.method === 'POST' && url.pathname === '/token') return handleToken(request, response);
+      if (request.method === 'POST' && url.pathname === '/revoke') {
+        const value = url.searchParams.get('token') ?? new URLSearchParams(await readBody(request)).get('token') ?? '';
+        const grant = refreshTokens.get(value) ?? refreshTokens.get(accessTokens.get(value)?.refreshToken ?? '');
+        if (!grant || grant.revoked) return sendJson(response, 400, { error: 'invalid_token', error_description: 'Token expired or revoked' });
+        grant.revoked = true;
+        return sendJson(response, 200, {});
+      }
+      const gmail = /^\/gmail\/v1\/users\/([^/]+)\/(.+)$/.exec(url.pathname);
+      const calendar = /^\/calendar\/v3\/(.+)$/.exec(url.pathname);
+      if (!gmail && !calendar) return apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+      const account = authorizedAccount(request, response);
+      apiRequests.push({ method: request.method ?? 'GET', path: url.pathname, account: account?.email });
+      if (!account) return;
+      if (state.apiFailure) {
+        const { status, reason, message } = state.apiFailure;
+        return apiError(response, status, message, reason, status === 429 ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED');
+      }
+      if (gmail) return handleGmail(request, response, url, account, gmail[2]!);
+      return handleCalendar(request, response, url, account, calendar![1]!);
+    };
+    handle().catch((error: unknown) => {
+      if (!response.headersSent) sendJson(response, 500, { error: { code: 500, message: String(error) } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    /** googleapis' rootUrl. */
+    rootUrl: `${url}/`,
+    oauthEndpoints: { authorizeUrl: `${url}/o/oauth2/v2/auth`, tokenUrl: `${url}/token`, revokeUrl: `${url}/revoke` },
+    /** The same, as the environment the CLI reads. */
+    environment: {
+      GOOGLE_API_ROOT_URL: `${url}/`,
+      GOOGLE_OAUTH_AUTH_URL: `${url}/o/oauth2/v2/auth`,
+      GOOGLE_OAUTH_TOKEN_URL: `${url}/token`,
+      GOOGLE_OAUTH_REVOKE_URL: `${url}/revoke`,
+    },
+    state,
+    accounts,
+    drafts,
+    authorizations,
+    tokenRequests,
+    apiRequests,
+    gmailQueries,
+    addAccount,
+    issueTokens,
+    revokeGrant,
+    isRevoked: (refreshToken: string) => refreshTokens.get(refreshToken)?.revoked ?? true,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

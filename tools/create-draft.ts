@@ -1,0 +1,82 @@
+import { Tool, ToolError, type ToolRunContext } from '../src/tools-engine/tool.js';
+import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/google/draft-message.js';
+import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
+import { headerValue } from '../src/google/gmail-message.js';
+import { googleServicesFor } from '../src/google/google-services.js';
+import { pick, readToolInput } from '../src/google/tool-input.js';
+
+const headerKeys = ['to', 'cc', 'subject', 'reply_to', 'in_reply_to', 'reply_to_id', 'message_id', 'id', 'account'];
+const bodyKeys = ['body', 'message', 'text', 'content'];
+
+/**
+ * In "key: value" lines the body comes last and runs to the end, so a body line such as
+ * "Note: bring boots" stays in the body. Known header lines after the body are still taken.
+ */
+function splitBody(raw: string): { head: string; body: string | undefined } {
+  const text = raw.trim();
+  if (text.startsWith('{')) return { head: text, body: undefined };
+  const match = new RegExp(`^[ \\t]*(?:${bodyKeys.join('|')})[ \\t]*:[ \\t]?`, 'im').exec(text);
+  if (!match) return { head: text, body: undefined };
+  const bodyLines = text.slice(match.index + match[0].length).split(/\r?\n/);
+  const trailing: string[] = [];
+  const headerLine = new RegExp(`^\\s*(?:${headerKeys.join('|').replace(/_/g, '[ _-]')})\\s*:`, 'i');
+  while (bodyLines.length > 1 && headerLine.test(bodyLines.at(-1)!)) trailing.unshift(bodyLines.pop()!);
+  return { head: [text.slice(0, match.index), ...trailing].join('\n'), body: bodyLines.join('\n').trim() };
+}
+
+/** Saves a Gmail draft (new, or a reply kept in its thread). Never sends: the person sends it from Gmail. */
+export default class CreateDraftTool extends Tool {
+  readonly name = 'create_draft';
+  readonly description =
+    'Save an email as a Gmail draft; it is NOT sent (the person reviews and sends it in Gmail). Fields: to, subject, body (last); or reply_to: <message id> and body to reply in that thread. Optional cc, account.';
+  readonly examples = [
+    '[TOOL:create_draft]to: anna@example.com\nsubject: Saturday\nbody: Hi Anna,\nSee you at 10!\nSam[/TOOL]',
+    "[TOOL:create_draft]reply_to: 18c2f0a1b2c3d4e5\nbody: Thank you, we'll come.[/TOOL]",
+  ];
+  override readonly timeoutMs = 30_000;
+  override readonly actsOnWorld = true;
+
+  async run(raw: string, context: ToolRunContext): Promise<string> {
+    const google = googleServicesFor(this.services);
+    const { head, body: lineBody } = splitBody(raw);
+    const input = readToolInput(head, [...headerKeys, ...bodyKeys]);
+    const body = lineBody ?? pick(input, ...bodyKeys);
+    if (!body) throw new ToolError('Give the draft a body, for example:\nto: anna@example.com\nsubject: Saturday\nbody: See you at 10!');
+    const replyTo = pick(input, 'reply_to', 'in_reply_to', 'reply_to_id', 'message_id', 'id');
+    const account = pick(input, 'account');
+
+    let draft: DraftContent;
+    let threadId: string | undefined;
+    let target: string;
+    if (replyTo !== undefined) {
+      if (!messageIdPattern.test(replyTo)) throw new ToolError(`"${replyTo}" is not a message id. Use an id from search_emails.`);
+      const original = await findMessage(google, replyTo, account, context.signal, 'metadata', ['Subject', 'From', 'Reply-To', 'To', 'Cc', 'Message-ID', 'References']);
+      target = original.account;
+      const payload = original.message.payload;
+      const messageId = headerValue(payload, 'Message-ID');
+      const from = headerValue(payload, 'Reply-To') ?? headerValue(payload, 'From') ?? '';
+      // Replying to one's own sent message goes to its recipients, not back to oneself.
+      const ownMessage = addressesIn(headerValue(payload, 'From') ?? '').some((address) => address.toLowerCase() === target.toLowerCase());
+      draft = {
+        to: pick(input, 'to') ?? (ownMessage ? (headerValue(payload, 'To') ?? '') : from),
+        cc: pick(input, 'cc'),
+        subject: replySubject(headerValue(payload, 'Subject') ?? pick(input, 'subject') ?? ''),
+        body,
+        inReplyTo: messageId,
+        references: messageId ? [headerValue(payload, 'References'), messageId].filter(Boolean).join(' ') : undefined,
+      };
+      threadId = original.message.threadId ?? undefined;
+    } else {
+      target = google.chooseAccount(account);
+      draft = { to: pick(input, 'to') ?? '', cc: pick(input, 'cc'), subject: pick(input, 'subject') ?? '', body };
+    }
+    if (addressesIn(draft.to).length === 0) throw new ToolError(`"${draft.to}" has no email address; give to: name@example.com.`);
+
+    const gmail = await google.gmail(target);
+    const created = await google.call({ account: target, service: 'Gmail' }, () =>
+      gmail.users.drafts.create({ userId: 'me', requestBody: { message: { raw: buildRawDraft(draft, this.services.now()), ...(threadId ? { threadId } : {}) } } }, { signal: context.signal }),
+    );
+    const thread = threadId ? ` as a reply in the thread of message ${replyTo}` : '';
+    return `Draft saved in ${target}${thread} (draft id ${created.data.id}); it was NOT sent. To: ${draft.to} | Subject: ${draft.subject || '(no subject)'}. The person can review and send it from Gmail's Drafts.`;
+  }
+}

@@ -1,0 +1,56 @@
+import { Tool, type ToolRunContext } from '../src/tools-engine/tool.js';
+import { addDays, dayInterval, formatClock, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/google/calendar-days.js';
+import { readCalendarRequest } from '../src/google/calendar-request.js';
+import { googleServicesFor } from '../src/google/google-services.js';
+
+const clock = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+/** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
+export default class FindFreeTimeTool extends Tool {
+  readonly name = 'find_free_time';
+  readonly description =
+    'Find free time in Google Calendar (read-only): days as for list_events (default the next 7 days), optional duration (default 30 min) and hours (default 09:00-18:00). Busy time of every authorized account counts unless one is named.';
+  readonly examples = ['[TOOL:find_free_time]tomorrow for 1h[/TOOL]', '[TOOL:find_free_time]next week for 2 hours between 10:00 and 16:00[/TOOL]'];
+  override readonly timeoutMs = 30_000;
+
+  async run(raw: string, context: ToolRunContext): Promise<string> {
+    const google = googleServicesFor(this.services);
+    const now = this.services.now();
+    const request = readCalendarRequest(raw, google, { now, defaultDays: 7 });
+    const zone = google.timeZone;
+    const { start, end } = dayInterval(request.range, zone);
+
+    const busy: Interval[] = [];
+    for (const account of request.accounts) {
+      const calendar = await google.calendar(account);
+      const response = await google.call({ account, service: 'Google Calendar' }, () =>
+        calendar.freebusy.query(
+          { requestBody: { timeMin: start.toISOString(), timeMax: end.toISOString(), timeZone: zone, items: [{ id: 'primary' }] } },
+          { signal: context.signal },
+        ),
+      );
+      for (const entry of Object.values(response.data.calendars ?? {})) {
+        for (const period of entry.busy ?? []) {
+          if (period.start && period.end) busy.push({ start: new Date(period.start), end: new Date(period.end) });
+        }
+      }
+    }
+
+    const lines = [
+      `Free time of at least ${request.durationMinutes} min between ${clock(request.dayStart)} and ${clock(request.dayEnd)}, ${formatRange(request.range)} (${zone}), from ${request.accounts.join(', ')}:`,
+    ];
+    for (let index = 0; index < request.range.days; index++) {
+      const day = addDays(request.range.first, index);
+      const window = {
+        start: new Date(Math.max(zonedTime(day, 0, request.dayStart, zone).getTime(), now.getTime())),
+        end: zonedTime(day, 0, request.dayEnd, zone),
+      };
+      if (window.end.getTime() <= window.start.getTime()) continue; // already past
+      const slots = freeSlots([window], busy, request.durationMinutes);
+      const text = slots.length === 0 ? 'none' : slots.map((slot) => `${formatClock(slot.start, zone)}–${formatClock(slot.end, zone)}`).join(', ');
+      lines.push(`${formatDay(day)}: ${text}`);
+    }
+    if (lines.length === 1) lines.push('Those days are already over.');
+    return lines.join('\n');
+  }
+}

@@ -1,0 +1,20 @@
+import { Tool } from '../src/tools-engine/tool.js';
+import { reauthorizeCommand } from '../src/google/google-errors.js';
+import { googleServicesFor } from '../src/google/google-services.js';
+
+/** The Google accounts the other Gmail and Calendar tools can use. */
+export default class ListEmailAccountsTool extends Tool {
+  readonly name = 'list_email_accounts';
+  readonly description = 'List the Google accounts (Gmail and Calendar) Hearth is authorized to use.';
+  readonly examples = ['[TOOL:list_email_accounts][/TOOL]'];
+  override readonly timeoutMs = 2000;
+
+  async run(): Promise<string> {
+    const accounts = googleServicesFor(this.services).listAccounts();
+    if (accounts.length === 0) {
+      return `No Google account is authorized yet. The person can add one by running \`${reauthorizeCommand()}\` on the Hearth computer.`;
+    }
+    const several = accounts.length > 1 ? '\nName one (account: ...) to use only that account; otherwise searches cover all of them.' : '';
+    return `Authorized Google accounts:\n${accounts.map((account) => `- ${account}`).join('\n')}${several}`;
+  }
+}

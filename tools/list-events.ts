@@ -1,0 +1,91 @@
+import { Tool, type ToolRunContext } from '../src/tools-engine/tool.js';
+import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/google/calendar-days.js';
+import { readCalendarRequest } from '../src/google/calendar-request.js';
+import { googleServicesFor } from '../src/google/google-services.js';
+import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
+
+type CalendarEvent = calendar_v3.Schema$Event;
+
+interface Listed {
+  day: CalendarDay;
+  /** All-day events first in a day, then by start time. */
+  order: number;
+  line: string;
+}
+
+const dayNumber = (day: CalendarDay) => Date.UTC(day.year, day.month - 1, day.day);
+
+const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
+
+/** Read-only: the events of the primary calendar for a day or a range, grouped by day. */
+export default class ListEventsTool extends Tool {
+  readonly name = 'list_events';
+  readonly description =
+    'List Google Calendar events (read-only) for a day or range: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days". Default today. Optional account first.';
+  readonly examples = ['[TOOL:list_events]tomorrow[/TOOL]', '[TOOL:list_events]2026-11-23 to 2026-11-29[/TOOL]'];
+  override readonly timeoutMs = 30_000;
+
+  async run(raw: string, context: ToolRunContext): Promise<string> {
+    const google = googleServicesFor(this.services);
+    const request = readCalendarRequest(raw, google, { now: this.services.now(), defaultDays: 1 });
+    const { start, end } = dayInterval(request.range, google.timeZone);
+    const zone = google.timeZone;
+    const labelled = request.accounts.length > 1;
+    const listed: Listed[] = [];
+    let truncated = false;
+
+    for (const account of request.accounts) {
+      const calendar = await google.calendar(account);
+      const response = await google.call({ account, service: 'Google Calendar' }, () =>
+        calendar.events.list(
+          { calendarId: 'primary', timeMin: start.toISOString(), timeMax: end.toISOString(), singleEvents: true, orderBy: 'startTime', maxResults: 100, timeZone: zone },
+          { signal: context.signal },
+        ),
+      );
+      if (response.data.nextPageToken) truncated = true;
+      for (const event of response.data.items ?? []) {
+        if (event.status === 'cancelled') continue;
+        listed.push(this.describe(event, request.range.first, zone, labelled ? account : undefined));
+      }
+    }
+
+    const heading = `Events ${formatRange(request.range)} (times in ${zone})${labelled ? '' : ` in ${request.accounts[0]}`}:`;
+    if (listed.length === 0) return `${heading}\nNo events.`;
+    listed.sort((a, b) => dayNumber(a.day) - dayNumber(b.day) || a.order - b.order);
+    const lines = [heading];
+    let current: CalendarDay | undefined;
+    for (const item of listed) {
+      if (!current || !sameDay(current, item.day)) {
+        current = item.day;
+        lines.push(formatDay(item.day));
+      }
+      lines.push(`  ${item.line}`);
+    }
+    if (truncated) lines.push('More events exist: ask for fewer days.');
+    return lines.join('\n');
+  }
+
+  private describe(event: CalendarEvent, firstDay: CalendarDay, zone: string, account: string | undefined): Listed {
+    const title = cut(event.summary?.trim() || '(no title)', 120);
+    const where = event.location ? ` (${cut(event.location.trim(), 80)})` : '';
+    const declined = event.attendees?.some((attendee) => attendee.self && attendee.responseStatus === 'declined') ? ' [declined]' : '';
+    const owner = account ? ` [${account}]` : '';
+    const clamp = (day: CalendarDay) => (dayNumber(day) < dayNumber(firstDay) ? firstDay : day);
+
+    if (event.start?.date) {
+      // All-day: end.date is exclusive.
+      const startDay = parseDay(event.start.date, firstDay)!;
+      const endDay = event.end?.date ? addDays(parseDay(event.end.date, firstDay)!, -1) : startDay;
+      const until = sameDay(startDay, endDay) ? '' : `, until ${formatDay(endDay)}`;
+      const day = clamp(startDay);
+      return { day, order: 0, line: `all day${until}: ${title}${where}${owner}${declined}` };
+    }
+    const start = new Date(event.start?.dateTime ?? 0);
+    const end = new Date(event.end?.dateTime ?? event.start?.dateTime ?? 0);
+    const startDay = dayOf(start, zone);
+    const endDay = dayOf(new Date(end.getTime() - 1), zone);
+    const endText = sameDay(startDay, endDay) ? formatClock(end, zone) : `${formatDay(endDay)} ${formatClock(end, zone)}`;
+    const startText = sameDay(clamp(startDay), startDay) ? formatClock(start, zone) : `(from ${formatDay(startDay)}) ${formatClock(start, zone)}`;
+    return { day: clamp(startDay), order: start.getTime(), line: `${startText}–${endText} ${title}${where}${owner}${declined}` };
+  }
+}

@@ -1,0 +1,64 @@
+import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/tools-engine/tool.js';
+import { splitAccountPrefix } from '../src/google/account-prefix.js';
+import { formatDateTime } from '../src/google/calendar-days.js';
+import { attachmentNames, headerValue, messageBodyText } from '../src/google/gmail-message.js';
+import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
+import { googleServicesFor } from '../src/google/google-services.js';
+import { pick, readToolInput } from '../src/google/tool-input.js';
+
+/** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
+export default class ReadEmailTool extends Tool {
+  readonly name = 'read_email';
+  readonly description = 'Read one email by the id search_emails gave: headers and plain-text body. Optional account first when several are authorized.';
+  readonly examples = ['[TOOL:read_email]18c2f0a1b2c3d4e5[/TOOL]', '[TOOL:read_email]me@example.com 18c2f0a1b2c3d4e5[/TOOL]'];
+  override readonly timeoutMs = 30_000;
+  override readonly maxResultCharacters: number;
+  readonly #bodyMaxCharacters: number;
+
+  constructor(services: ToolServices) {
+    super(services);
+    this.#bodyMaxCharacters = services.config.emailBodyMaxCharacters;
+    // Room for the headers on top of the body, whose own cut says how much was left out.
+    this.maxResultCharacters = this.#bodyMaxCharacters + 2000;
+  }
+
+  async run(raw: string, context: ToolRunContext): Promise<string> {
+    const google = googleServicesFor(this.services);
+    const input = readToolInput(raw, ['id', 'message_id', 'message', 'account']);
+    let account = pick(input, 'account');
+    let id = pick(input, 'id', 'message_id', 'message') ?? '';
+    if (input.text) {
+      const split = splitAccountPrefix(input.text, google.listAccounts());
+      account = split.account;
+      id = split.rest;
+    }
+    id = id.trim().replace(/^id\s*[:=]?\s*/i, '');
+    if (!messageIdPattern.test(id)) throw new ToolError(`"${id}" is not a message id. Use an id from search_emails, such as 18c2f0a1b2c3d4e5.`);
+
+    const { account: found, message } = await findMessage(google, id, account, context.signal);
+    const payload = message.payload;
+    const header = (name: string) => headerValue(payload, name);
+    const lines = [
+      `Account: ${found}`,
+      `Id: ${message.id}`,
+      `Date: ${message.internalDate ? formatDateTime(new Date(Number(message.internalDate)), google.timeZone) : (header('Date') ?? '?')}`,
+      `From: ${header('From') ?? '(unknown)'}`,
+      ...(header('Reply-To') ? [`Reply-To: ${header('Reply-To')}`] : []),
+      `To: ${header('To') ?? '(none)'}`,
+      ...(header('Cc') ? [`Cc: ${header('Cc')}`] : []),
+      `Subject: ${header('Subject') || '(no subject)'}`,
+    ];
+    const attachments = attachmentNames(payload);
+    if (attachments.length > 0) lines.push(`Attachments (not shown): ${attachments.join(', ')}`);
+
+    let body = messageBodyText(payload) || '(no text in this email)';
+    if (body.length > this.#bodyMaxCharacters) {
+      // Cut at a word boundary when one is near, so no half word reads as a different one.
+      const slice = body.slice(0, this.#bodyMaxCharacters);
+      const boundary = slice.search(/\s\S*$/);
+      const kept = (boundary > this.#bodyMaxCharacters * 0.8 ? slice.slice(0, boundary) : slice).trimEnd();
+      body = `${kept}\n[Body cut here: ${(body.length - kept.length).toLocaleString('en')} more characters not shown.]`;
+    }
+    return `${lines.join('\n')}\n\n${body}`;
+  }
+}
