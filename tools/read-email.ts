@@ -1,10 +1,9 @@
 import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/tools-engine/tool.js';
-import { splitAccountPrefix } from '../src/google/account-prefix.js';
 import { formatDateTime } from '../src/google/calendar-days.js';
 import { attachmentNames, headerValue, messageBodyText } from '../src/google/gmail-message.js';
 import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
 import { googleServicesFor } from '../src/google/google-services.js';
-import { pick, readToolInput } from '../src/google/tool-input.js';
+import { accountAndValue, readToolInput } from '../src/google/tool-input.js';
 
 /** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
 export default class ReadEmailTool extends Tool {
@@ -25,14 +24,8 @@ export default class ReadEmailTool extends Tool {
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = googleServicesFor(this.services);
     const input = readToolInput(raw, ['id', 'message_id', 'message', 'account']);
-    let account = pick(input, 'account');
-    let id = pick(input, 'id', 'message_id', 'message') ?? '';
-    if (input.text) {
-      const split = splitAccountPrefix(input.text, google.listAccounts());
-      account = split.account;
-      id = split.rest;
-    }
-    id = id.trim().replace(/^id\s*[:=]?\s*/i, '');
+    const { account, value } = accountAndValue(input, google.listAccounts(), 'id', 'message_id', 'message');
+    const id = value.trim().replace(/^id\s*[:=]?\s*/i, '');
     if (!messageIdPattern.test(id)) throw new ToolError(`"${id}" is not a message id. Use an id from search_emails, such as 18c2f0a1b2c3d4e5.`);
 
     const { account: found, message } = await findMessage(google, id, account, context.signal);

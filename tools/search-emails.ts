@@ -1,9 +1,8 @@
 import { Tool, ToolError, type ToolRunContext } from '../src/tools-engine/tool.js';
-import { splitAccountPrefix } from '../src/google/account-prefix.js';
 import { formatDateTime } from '../src/google/calendar-days.js';
 import { headerValue } from '../src/google/gmail-message.js';
 import { googleServicesFor } from '../src/google/google-services.js';
-import { pick, readToolInput } from '../src/google/tool-input.js';
+import { accountAndValue, pick, readToolInput } from '../src/google/tool-input.js';
 
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
@@ -18,13 +17,7 @@ export default class SearchEmailsTool extends Tool {
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = googleServicesFor(this.services);
     const input = readToolInput(raw, ['query', 'q', 'search', 'account', 'max', 'max_results', 'limit']);
-    let account = pick(input, 'account');
-    let query = pick(input, 'query', 'q', 'search') ?? '';
-    if (input.text) {
-      const split = splitAccountPrefix(input.text, google.listAccounts());
-      account = split.account;
-      query = split.rest;
-    }
+    const { account, value: query } = accountAndValue(input, google.listAccounts(), 'query', 'q', 'search');
     const maxText = pick(input, 'max', 'max_results', 'limit');
     const max = maxText === undefined ? 10 : Number(maxText);
     if (!Number.isInteger(max) || max < 1) throw new ToolError(`max must be a whole number from 1 to 25, not "${maxText}".`);

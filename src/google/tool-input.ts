@@ -1,4 +1,5 @@
 import { parseToolParams } from '../tools-engine/tool-params.js';
+import { splitAccountPrefix } from './account-prefix.js';
 
 export interface ToolInput {
   /** Known fields only, keys as listed. */
@@ -23,4 +24,13 @@ export function readToolInput(raw: string, knownKeys: string[]): ToolInput {
 export function pick(input: ToolInput, ...names: string[]): string | undefined {
   for (const name of names) if (input.fields[name] !== undefined) return input.fields[name];
   return undefined;
+}
+
+/** The account (a field, or a prefix of plain text) and the main value (a field, or the rest of the text). */
+export function accountAndValue(input: ToolInput, accounts: string[], ...names: string[]): { account: string | undefined; value: string } {
+  if (input.text) {
+    const split = splitAccountPrefix(input.text, accounts);
+    return { account: split.account, value: split.rest };
+  }
+  return { account: pick(input, 'account'), value: pick(input, ...names) ?? '' };
 }
