@@ -14,6 +14,8 @@ import { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
 import { launchBrowser } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { xssPayloads } from '../support/xss-payloads.js';
+import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
+import { multipart, textPart } from '../support/google-standin.js';
 
 let browser: Browser;
 before(async () => {
@@ -125,4 +127,38 @@ test(`${xssPayloads.length} payloads through replies, thinking, tool results, ti
   // Control: the detector does see a payload that reaches the DOM unsanitized.
   await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<img src=x onerror="window.__xss(999)">'));
   await waitFor(page, () => (window as unknown as { __fired: number[] }).__fired.includes(999));
+});
+
+test('the corpus in real emails (subjects, senders, text and HTML bodies) read through the Gmail tools: none runs', async (t) => {
+  const google = await startGoogleHarness(t);
+  const inbox = google.standin.accounts.get(account)!;
+  xssPayloads.forEach((payload, index) => {
+    inbox.messages.push({
+      id: `19a0000000000${String(index).padStart(3, '0')}`,
+      from: `"${payload.slice(0, 40)}" <evil${index}@attacker.example>`,
+      to: account,
+      subject: `zqx ${payload}`,
+      date: '2026-11-21T10:00:00Z',
+      payload: multipart('alternative', textPart(`zqx${index} ${payload}`), textPart(`<p>zqx${index}</p>${payload}`, 'text/html')),
+    });
+  });
+  const { page, test: app } = await openChat(t, browser, {
+    app: { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } },
+    context: { bypassCSP: true },
+  });
+  await armPage(page);
+  await page.reload();
+  await page.locator('#chat-input').waitFor();
+  const reads = xssPayloads.map((_, index) => `[TOOL:read_email]19a0000000000${String(index).padStart(3, '0')}[/TOOL]`).join('\n');
+  app.standin.enqueue({ content: '[TOOL:search_emails]query: zqx\nmax: 25[/TOOL]' }, { content: reads }, { content: 'All read.' });
+  await send(page, 'Read every email about zqx');
+  await waitFor(page, () => [...document.querySelectorAll('.chat-message-assistant')].at(-1)?.textContent?.includes('All read.') === true);
+  await waitForReplyEnd(page, 30_000);
+  assert.equal(await page.locator('.tool-call-card[data-tool="read_email"][data-status="done"]').count(), xssPayloads.length);
+  await poke(page);
+  await page.reload();
+  await page.locator('.tool-call-card').first().waitFor();
+  await poke(page);
+  assert.deepEqual(await fired(page), [], 'nothing from an email ran');
+  assert.match(await page.locator('.tool-call-card[data-tool="search_emails"]').innerText(), /zqx <script>window\.__xss\(1\)<\/script>/);
 });
