@@ -167,3 +167,36 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
   assert.equal(last.status, 'stopped');
   assert.match(last.content, /^term0 term1 term2 term3 term4 term5/);
 });
+
+test('set-password reads a piped password and the next login uses it', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const run = (input: string) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/set-password.ts'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      child.on('exit', (code) => resolve({ code, output }));
+      child.stdin.end(input);
+    });
+  const short = await run('short\n');
+  assert.equal(short.code, 1);
+  assert.match(short.output, /at least 8 characters\. Nothing was changed/);
+  const changed = await run('a brand new password\n');
+  assert.equal(changed.code, 0, changed.output);
+  assert.match(changed.output, /Password changed/);
+
+  const standin = await startOllamaStandin();
+  t.after(() => standin.close());
+  const port = await freePort();
+  const server = startServer({ PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') });
+  t.after(() => server.child.kill('SIGKILL'));
+  await waitForOutput(server, /Hearth is running/);
+  assert.doesNotMatch(server.output(), /your password is/, 'no password is generated when one was set');
+  assert.equal(await login(`http://127.0.0.1:${port}`, 'a brand new password'), 303);
+});
