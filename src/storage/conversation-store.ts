@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
 export type MessageRole = 'user' | 'assistant';
@@ -144,6 +145,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     ),
   };
 
+  const updateStatements = new Map<string, Statement<Array<string | number | null>>>();
+
   const addMessage = database.transaction(
     (conversationId: number, role: MessageRole, content: string, status: MessageStatus, model: string | null) => {
       const time = now();
@@ -170,11 +173,16 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     updateMessage(id, changes) {
       const columns = Object.entries(changes).filter(([, value]) => value !== undefined);
       if (columns.length === 0) return;
-      const assignments = columns.map(([name]) => `${name} = ?`).join(', ');
-      // Column names come from the MessageChanges keys above, never from input.
-      database
-        .prepare(`UPDATE messages SET ${assignments}, updated_at = ? WHERE id = ?`)
-        .run(...columns.map(([, value]) => value as string | null), now(), id);
+      // A streaming reply saves every second: prepare each set of columns once, not per save.
+      const key = columns.map(([name]) => name).join(',');
+      let update = updateStatements.get(key);
+      if (!update) {
+        // Column names come from the MessageChanges keys above, never from input.
+        const assignments = columns.map(([name]) => `${name} = ?`).join(', ');
+        update = database.prepare<Array<string | number | null>>(`UPDATE messages SET ${assignments}, updated_at = ? WHERE id = ?`);
+        updateStatements.set(key, update);
+      }
+      update.run(...columns.map(([, value]) => value as string | null), now(), id);
     },
     getMessage(id) {
       const row = statements.selectMessage.get(id);

@@ -75,6 +75,37 @@ const migrations: string[] = [
   CREATE INDEX tool_calls_by_message ON tool_calls (message_id, id);
   CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id);
   `,
+  // A reply enters the search index when it is finished, stopped or failed, not at each save while
+  // it streams: re-indexing the whole growing text every second cost more than the save itself.
+  // The index reads from a view of the messages that are not streaming, so 'rebuild' and
+  // 'integrity-check' agree with the triggers. One update trigger, so the old text always leaves
+  // the index before the new text enters it.
+  `
+  DROP TRIGGER messages_search_insert;
+  DROP TRIGGER messages_search_delete;
+  DROP TRIGGER messages_search_update;
+  DROP TABLE messages_search;
+  CREATE VIEW messages_searchable AS SELECT id, content FROM messages WHERE status <> 'streaming';
+  CREATE VIRTUAL TABLE messages_search USING fts5 (
+    content, content = 'messages_searchable', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+  );
+  INSERT INTO messages_search (messages_search) VALUES ('rebuild');
+  CREATE TRIGGER messages_search_insert AFTER INSERT ON messages WHEN new.status <> 'streaming' BEGIN
+    INSERT INTO messages_search (rowid, content) VALUES (new.id, new.content);
+  END;
+  CREATE TRIGGER messages_search_delete AFTER DELETE ON messages WHEN old.status <> 'streaming' BEGIN
+    INSERT INTO messages_search (messages_search, rowid, content) VALUES ('delete', old.id, old.content);
+  END;
+  CREATE TRIGGER messages_search_update AFTER UPDATE OF content, status ON messages
+  WHEN old.status <> 'streaming' OR new.status <> 'streaming' BEGIN
+    INSERT INTO messages_search (messages_search, rowid, content)
+      SELECT 'delete', old.id, old.content WHERE old.status <> 'streaming';
+    INSERT INTO messages_search (rowid, content)
+      SELECT new.id, new.content WHERE new.status <> 'streaming';
+  END;
+  -- Replies a crash left streaming are found at start-up without reading every message.
+  CREATE INDEX messages_streaming ON messages (id) WHERE status = 'streaming';
+  `,
 ];
 
 /** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */
