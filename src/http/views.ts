@@ -9,5 +9,12 @@ export function createTemplates(root: string): Eta {
 }
 
 export async function registerViews(app: FastifyInstance, templates: Eta): Promise<void> {
-  await app.register(view, { engine: { eta: templates }, root: templates.config.views!, viewExt: 'eta' });
+  // Without production mode @fastify/view turns Eta's cache off at every render, so every page and
+  // socket update would re-read and recompile its templates. Templates change only with a restart.
+  await app.register(view, {
+    engine: { eta: templates },
+    root: templates.config.views!,
+    viewExt: 'eta',
+    production: process.env.NODE_ENV !== 'development',
+  });
 }

@@ -60,6 +60,8 @@ export function createMemoryFile(options: { file: string; maxBytes: number; data
     'SELECT * FROM memory_versions WHERE id = ?',
   );
   let queue: Promise<unknown> = Promise.resolve();
+  /** A read waiting in the queue that has not started: later readers share it. */
+  let pendingRead: Promise<MemorySnapshot> | undefined;
 
   /** One read or write at a time, in order. */
   function serialized<T>(work: () => Promise<T>): Promise<T> {
@@ -104,7 +106,20 @@ export function createMemoryFile(options: { file: string; maxBytes: number; data
     file,
     maxBytes,
 
-    read: (): Promise<MemorySnapshot> => serialized(async () => snapshotOf(await readAndRecord())),
+    /**
+     * 200 chats starting at once must not each wait behind the others' reads: callers share a
+     * read that has not started yet. Once it starts, a new caller queues a fresh one, so a hand
+     * edit made meanwhile is still seen.
+     */
+    read(): Promise<MemorySnapshot> {
+      if (pendingRead) return pendingRead;
+      const read = serialized(async () => {
+        if (pendingRead === read) pendingRead = undefined;
+        return snapshotOf(await readAndRecord());
+      });
+      pendingRead = read;
+      return read;
+    },
 
     /**
      * Replaces the memory. `basedOn` is the revision the writer saw; when the file changed

@@ -59,17 +59,18 @@ function wrapperStart(text: string, tagIndex: number): number {
 }
 
 export class ToolCallScanner {
-  #text = '';
-  /** Everything before this index is settled (shown, or consumed as a tag). */
-  #position = 0;
+  /** Text already shown or consumed as a tag. Kept apart so each chunk costs its own length, not the reply's. */
+  #settled = '';
+  /** Text not settled yet: a possible tag, held-back backticks, or a tag's params. */
+  #pending = '';
   #afterCall = false;
   #cut = false;
-  #open: { kind: 'tool' | 'memory'; name: string; paramsStart: number } | undefined;
+  #open: { kind: 'tool' | 'memory'; name: string } | undefined;
   #visible = '';
 
   /** The raw text up to the cut (what the model really said this round). */
   get raw(): string {
-    return this.#text;
+    return this.#settled + this.#pending;
   }
 
   /** All the text shown so far. */
@@ -83,7 +84,7 @@ export class ToolCallScanner {
 
   push(chunk: string): ScanStep {
     if (this.#cut) return { visible: '', tags: [], cut: true };
-    this.#text += chunk;
+    this.#pending += chunk;
     return this.#scan(false);
   }
 
@@ -99,79 +100,76 @@ export class ToolCallScanner {
     this.#visible += text;
   }
 
+  #advance(count: number): void {
+    if (count <= 0) return;
+    this.#settled += this.#pending.slice(0, count);
+    this.#pending = this.#pending.slice(count);
+  }
+
   #scan(ended: boolean): ScanStep {
     const step: ScanStep = { visible: '', tags: [], cut: false };
-    while (this.#position < this.#text.length || (ended && this.#open)) {
+    while (this.#pending.length > 0 || (ended && this.#open)) {
       if (this.#open) {
-        const rest = this.#text.slice(this.#open.paramsStart);
-        const closing = closingPattern(this.#open.kind).exec(rest);
+        const closing = closingPattern(this.#open.kind).exec(this.#pending);
         if (!closing && !ended) break;
-        const params = closing ? rest.slice(0, closing.index) : rest;
+        const params = closing ? this.#pending.slice(0, closing.index) : this.#pending;
         step.tags.push({ kind: this.#open.kind, name: this.#open.name, params: stripWrapper(params.trim()), unclosed: !closing });
         this.#afterCall ||= this.#open.kind === 'tool';
-        this.#position = closing ? this.#open.paramsStart + closing.index + closing[0].length : this.#text.length;
-        this.#position += /^[ \t]*(?:`+|```)?/.exec(this.#text.slice(this.#position))![0].length;
+        this.#advance(closing ? closing.index + closing[0].length : this.#pending.length);
+        this.#advance(/^[ \t]*(?:`+|```)?/.exec(this.#pending)![0].length);
         this.#open = undefined;
         continue;
       }
 
-      const rest = this.#text.slice(this.#position);
       if (this.#afterCall) {
         // Only whitespace, fences and further tags may follow a call.
-        const filler = /^(?:\s|`)*/.exec(rest)![0];
-        const next = rest.slice(filler.length);
+        const filler = /^(?:\s|`)*/.exec(this.#pending)![0];
+        const next = this.#pending.slice(filler.length);
         if (next.length === 0) break;
-        if (next.startsWith('[')) {
-          const opening = openingPattern.exec(next);
-          if (opening) {
-            this.#position += filler.length;
-          } else if (couldBecomeOpening(next) && !ended) {
-            break;
-          } else {
-            this.#cutHere(step);
-            break;
-          }
+        if (next.startsWith('[') && openingPattern.test(next)) {
+          this.#advance(filler.length);
+        } else if (next.startsWith('[') && couldBecomeOpening(next) && !ended) {
+          break;
         } else {
           this.#cutHere(step);
           break;
         }
       }
 
-      const current = this.#text.slice(this.#position);
+      const current = this.#pending;
       const bracket = current.indexOf('[');
       if (bracket === -1) {
         // Hold back trailing backticks: they may open a wrapper around a tag.
         const held = ended ? 0 : (/(?:```[\w-]*[ \t]*\r?\n?[ \t]*|`+)$/.exec(current)?.[0].length ?? 0);
         this.#show(current.slice(0, current.length - held), step);
-        this.#position += current.length - held;
+        this.#advance(current.length - held);
         break;
       }
       const candidate = current.slice(bracket);
       const opening = openingPattern.exec(candidate);
       if (opening) {
-        const start = wrapperStart(current, bracket);
-        this.#show(current.slice(0, start), step);
-        const kind = opening[3] ? 'memory' : 'tool';
-        this.#open = { kind, name: (opening[2] ?? '').trim(), paramsStart: this.#position + bracket + opening[0].length };
-        this.#position = this.#open.paramsStart;
+        this.#show(current.slice(0, wrapperStart(current, bracket)), step);
+        this.#open = { kind: opening[3] ? 'memory' : 'tool', name: (opening[2] ?? '').trim() };
+        this.#advance(bracket + opening[0].length);
         continue;
       }
       if (!ended && couldBecomeOpening(candidate)) {
         const start = wrapperStart(current, bracket);
         this.#show(current.slice(0, start), step);
-        this.#position += start;
+        this.#advance(start);
         break;
       }
       this.#show(current.slice(0, bracket + 1), step);
-      this.#position += bracket + 1;
+      this.#advance(bracket + 1);
     }
     return step;
   }
 
+  /** The model went on after a call: what it wrote since is dropped, never shown or kept. */
   #cutHere(step: ScanStep): void {
     this.#cut = true;
     step.cut = true;
-    this.#text = this.#text.slice(0, this.#position);
+    this.#pending = '';
   }
 }
 
