@@ -214,3 +214,23 @@ test('Ollama killed mid-reply: the partial text is kept, the chat says what happ
   assert.equal(createConversationStore(database).getMessage(1)!.content, 'Count slowly');
   assert.equal((await app.inject({ url: '/', headers: { cookie: cookies } })).statusCode, 200);
 });
+
+test('with TLS_CERT and TLS_KEY the server speaks HTTPS, cookies are Secure and HSTS is sent', async (t) => {
+  const https = await import('node:https');
+  const path = await import('node:path');
+  const folder = path.join(import.meta.dirname, 'support', 'tls');
+  const { app } = await buildTestApp(t, {
+    environment: { TLS_CERT: path.join(folder, 'test-cert.pem'), TLS_KEY: path.join(folder, 'test-key.pem') },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as import('node:net').AddressInfo).port;
+  const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    https.get({ host: '127.0.0.1', port, path: '/login', rejectUnauthorized: false }, resolve).on('error', reject);
+  });
+  response.resume();
+  assert.equal(response.statusCode, 200);
+  assert.match(String(response.headers['strict-transport-security']), /max-age=\d+/);
+  const csrfCookie = [response.headers['set-cookie']].flat().find((line) => line?.startsWith('hearth_csrf='));
+  assert.match(String(csrfCookie), /; Secure/i);
+  assert.match(String(response.headers['content-security-policy']), /upgrade-insecure-requests/);
+});
