@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomicallySync } from '../storage/atomic-file.js';
 
 /** What Google's token endpoint returned, as google-auth-library's `Credentials` stores it. */
 export interface StoredTokens {
@@ -44,11 +45,7 @@ export function createTokenStore(tokensDir: string) {
 
   function write(account: string, tokens: StoredTokens): void {
     ensureFolder();
-    const file = fileFor(account);
-    const temporary = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
-    fs.chmodSync(temporary, 0o600);
-    fs.renameSync(temporary, file);
+    writeFileAtomicallySync(fileFor(account), `${JSON.stringify(tokens, null, 2)}\n`);
   }
 
   return {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
+import { writeFileAtomically } from '../storage/atomic-file.js';
 import type { SqliteDatabase } from '../storage/database.js';
 
 export type MemoryAuthor = 'assistant' | 'browser' | 'hand edit' | 'restore' | 'created';
@@ -91,13 +91,9 @@ export function createMemoryFile(options: { file: string; maxBytes: number; data
   }
 
   async function writeAtomically(content: string): Promise<void> {
-    const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
     try {
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.writeFile(temporary, content, { encoding: 'utf8', mode: 0o600 });
-      await fs.rename(temporary, file);
+      await writeFileAtomically(file, content);
     } catch (error) {
-      await fs.rm(temporary, { force: true }).catch(() => undefined);
       throw describeFileError(error, file, 'write');
     }
   }

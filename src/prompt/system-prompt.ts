@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { writeFileAtomically } from '../storage/atomic-file.js';
 import type { ToolRegistry } from '../tools-engine/tool-registry.js';
 
 /**
@@ -54,9 +55,7 @@ export function createSystemPromptBuilder(options: SystemPromptOptions) {
   return {
     readTemplate,
     async saveTemplate(text: string): Promise<void> {
-      const temporary = `${options.templateFile}.${process.pid}.tmp`;
-      await fs.writeFile(temporary, text.replace(/\r\n/g, '\n'), { encoding: 'utf8', mode: 0o600 });
-      await fs.rename(temporary, options.templateFile);
+      await writeFileAtomically(options.templateFile, text.replace(/\r\n/g, '\n'));
     },
     /** Built fresh for every message: today's date, the tools, and the memory as it is now. */
     async build(memory: string): Promise<string> {
