@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatModel } from '../llm/chat-model.js';
 import { LlmError } from '../llm/llm-error.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
-import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
+import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
@@ -42,14 +42,11 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     const model = conversation?.model ?? (await chatService.defaultModel());
     if (model && !models.includes(model)) models.unshift(model);
     const live = conversation && hub.active(conversation.id);
-    const callsByMessage = new Map<number, StoredToolCall[]>();
-    for (const call of conversation ? toolCalls.listForConversation(conversation.id) : []) {
-      callsByMessage.set(call.messageId, [...(callsByMessage.get(call.messageId) ?? []), call]);
-    }
+    const callsByMessage = conversation ? toolCalls.groupedByMessage(conversation.id) : undefined;
     const messages = conversation
       ? store
           .listMessages(conversation.id)
-          .map((message) => toMessageView(message, live?.messageId === message.id ? live : undefined, callsByMessage.get(message.id)))
+          .map((message) => toMessageView(message, live?.messageId === message.id ? live : undefined, callsByMessage?.get(message.id)))
       : [];
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',

@@ -42,24 +42,17 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   const saveIntervalMs = dependencies.saveIntervalMs ?? 1000;
 
   /** The conversation as the model sees it: raw replies, then tool results as data. */
-  function historyFor(conversationId: number, exceptMessageId: number): { turns: ChatTurn[]; results: string[] } {
-    const callsByMessage = new Map<number, ToolOutcome[]>();
-    const results: string[] = [];
-    for (const call of toolCalls.listForConversation(conversationId)) {
-      const outcome = finishedOutcome(call);
-      if (!outcome) continue;
-      callsByMessage.set(call.messageId, [...(callsByMessage.get(call.messageId) ?? []), outcome]);
-      results.push(call.result);
-    }
+  function historyFor(conversationId: number, exceptMessageId: number): ChatTurn[] {
+    const callsByMessage = toolCalls.groupedByMessage(conversationId);
     const turns: ChatTurn[] = [];
     for (const message of store.listMessages(conversationId)) {
       if (message.id === exceptMessageId) continue;
       const text = message.raw ?? message.content;
       if (text) turns.push({ role: message.role, content: text });
-      const outcomes = callsByMessage.get(message.id);
-      if (outcomes) turns.push({ role: 'user', content: formatToolResults(outcomes) });
+      const outcomes = (callsByMessage.get(message.id) ?? []).flatMap((call) => finishedOutcome(call) ?? []);
+      if (outcomes.length > 0) turns.push({ role: 'user', content: formatToolResults(outcomes) });
     }
-    return { turns, results };
+    return turns;
   }
 
   async function runTurn(conversation: Conversation, firstMessage: StoredMessage): Promise<void> {
@@ -107,7 +100,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         save({ status: 'complete' });
         hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
 
-        const { results: earlierResults } = historyFor(conversation.id, -1);
+        // Every result the model has seen: a call copied out of one of them is refused.
+        const earlierResults = toolCalls.listForConversation(conversation.id).flatMap((call) => finishedOutcome(call)?.result ?? []);
         let anotherRound = toolTags.length > 0;
         for (const tag of tags) {
           const outcome = await toolCallRunner.run({
@@ -135,8 +129,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
 
       /** Streams one round into `message`; returns the tags the model wrote. */
       async function streamRound(): Promise<ScannedTag[]> {
-        const { turns } = historyFor(conversation.id, message.id);
-        const messages = fitToContext(system, turns, contextTokens, replyReserveTokens);
+        const messages = fitToContext(system, historyFor(conversation.id, message.id), contextTokens, replyReserveTokens);
         const roundController = new AbortController();
         const scanner = new ToolCallScanner();
         const tags: ScannedTag[] = [];
@@ -164,7 +157,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
             break;
           }
           if (Date.now() - lastSave >= saveIntervalMs) {
-            save({ raw: scanner.raw });
+            // raw differs from the shown text only once a tag was seen; skip the copy until then.
+            save({ raw: tags.length > 0 ? scanner.raw : null });
             lastSave = Date.now();
           }
         }

@@ -70,6 +70,17 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
     },
     listForMessage: (messageId: number): StoredToolCall[] => byMessage.all(messageId).map(toToolCall),
     listForConversation: (conversationId: number): StoredToolCall[] => byConversation.all(conversationId).map(toToolCall),
+    /** A conversation's calls keyed by the message that made them, in order. */
+    groupedByMessage(conversationId: number): Map<number, StoredToolCall[]> {
+      const groups = new Map<number, StoredToolCall[]>();
+      for (const row of byConversation.iterate(conversationId)) {
+        const call = toToolCall(row);
+        const group = groups.get(call.messageId);
+        if (group) group.push(call);
+        else groups.set(call.messageId, [call]);
+      }
+      return groups;
+    },
     closeInterrupted: (reason: string): number => closeInterrupted.run(reason, now()).changes,
   };
 }
