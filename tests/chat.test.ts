@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createConversationStore } from '../src/storage/conversation-store.js';
-import { buildTestApp, csrfTokenFrom, openChatSocket, type ChatSocket } from './support/test-app.js';
+import { buildTestApp, csrfTokenFrom, openChatSocket, startChatHarness, type ChatSocket } from './support/test-app.js';
 
 const isSwap = (target: string, swap?: string) => (message: Record<string, unknown>) =>
   message.target === target && (swap === undefined || message.swap === swap);
@@ -14,18 +14,8 @@ function streamedText(socket: ChatSocket, target: string): string {
     .join('');
 }
 
-async function startChat(t: import('node:test').TestContext, options: Parameters<typeof buildTestApp>[1] = {}) {
-  const harness = await buildTestApp(t, options);
-  const cookies = await harness.login();
-  const baseUrl = await harness.listen();
-  const socket = await openChatSocket(baseUrl, cookies);
-  t.after(() => socket.close());
-  const store = createConversationStore(harness.database);
-  return { ...harness, cookies, baseUrl, socket, store };
-}
-
 test('a message is saved before the model is called, and the reply streams then renders as Markdown', async (t) => {
-  const { socket, standin, store } = await startChat(t);
+  const { socket, standin, store } = await startChatHarness(t);
   let savedBeforeModel = false;
   standin.setHandler(() => {
     savedBeforeModel = store.listConversations(10).length === 1 && store.listMessages(1)[0]?.content === 'Hi there';
@@ -55,7 +45,7 @@ test('a message is saved before the model is called, and the reply streams then 
 });
 
 test('the conversation keeps its model and the model gets the whole history', async (t) => {
-  const { socket, standin, store } = await startChat(t);
+  const { socket, standin, store } = await startChatHarness(t);
   standin.enqueue({ content: 'First answer.' }, { content: 'Second answer.' });
   socket.send({ type: 'send', message: 'One', conversationId: '', model: 'qwen3:latest' });
   await socket.waitFor(isSwap('#message-2', 'outerHTML'));
@@ -70,7 +60,7 @@ test('the conversation keeps its model and the model gets the whole history', as
 });
 
 test('thinking streams apart from the answer', async (t) => {
-  const { socket, standin, store } = await startChat(t);
+  const { socket, standin, store } = await startChatHarness(t);
   standin.enqueue({ thinking: 'Let me think.', content: 'Answer.' });
   socket.send({ type: 'send', message: 'Why?', model: 'qwen3:latest' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
@@ -82,7 +72,7 @@ test('thinking streams apart from the answer', async (t) => {
 });
 
 test('stop ends the reply at once, aborts the Ollama request and keeps the partial text', async (t) => {
-  const { socket, standin, store } = await startChat(t);
+  const { socket, standin, store } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 100 });
   socket.send({ type: 'send', message: 'Count' });
   await socket.waitFor((message) => message.target === '#message-2-body' && String(message.content).includes('two'));
@@ -99,7 +89,7 @@ test('stop ends the reply at once, aborts the Ollama request and keeps the parti
 });
 
 test('a reply goes on without its socket, and a new socket catches up and keeps streaming', async (t) => {
-  const { socket, standin, store, baseUrl, cookies } = await startChat(t);
+  const { socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'alpha beta gamma delta epsilon zeta eta theta', chunkDelayMs: 60 });
   socket.send({ type: 'send', message: 'Greek' });
   await socket.waitFor((message) => message.target === '#message-2-body' && String(message.content).includes('beta'));
@@ -117,7 +107,7 @@ test('a reply goes on without its socket, and a new socket catches up and keeps 
 });
 
 test('a mid-stream error keeps the partial text and names the problem', async (t) => {
-  const { socket, standin, store } = await startChat(t);
+  const { socket, standin, store } = await startChatHarness(t);
   standin.enqueue({ content: 'partial words here and more', errorAfterChunks: 2, midStreamError: 'out of memory' });
   socket.send({ type: 'send', message: 'Go' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
@@ -128,7 +118,7 @@ test('a mid-stream error keeps the partial text and names the problem', async (t
 });
 
 test('a dropped connection to Ollama keeps the partial text and says so', async (t) => {
-  const { socket, standin, store } = await startChat(t);
+  const { socket, standin, store } = await startChatHarness(t);
   standin.enqueue({ content: 'some words then nothing', dropAfterChunks: 2 });
   socket.send({ type: 'send', message: 'Go' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
@@ -137,14 +127,14 @@ test('a dropped connection to Ollama keeps the partial text and says so', async 
 });
 
 test('a missing model gives a specific error with the command to fix it', async (t) => {
-  const { socket } = await startChat(t);
+  const { socket } = await startChatHarness(t);
   socket.send({ type: 'send', message: 'Hello', model: 'mistral:7b' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.match(String(final.content), /The model &quot;mistral:7b&quot; is not installed.*ollama pull mistral:7b/);
 });
 
 test('Ollama not running gives a specific error and the server keeps serving', async (t) => {
-  const { socket, standin, app, cookies } = await startChat(t);
+  const { socket, standin, app, cookies } = await startChatHarness(t);
   await standin.close();
   socket.send({ type: 'send', message: 'Hello', model: 'llama3.2:latest' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
@@ -155,7 +145,7 @@ test('Ollama not running gives a specific error and the server keeps serving', a
 });
 
 test('a hung Ollama is timed out and can be stopped before it answers', async (t) => {
-  const { socket, standin, store } = await startChat(t, { chatModel: { firstChunkTimeoutMs: 300, chunkTimeoutMs: 300 } });
+  const { socket, standin, store } = await startChatHarness(t, { chatModel: { firstChunkTimeoutMs: 300, chunkTimeoutMs: 300 } });
   standin.enqueue({ hang: true });
   socket.send({ type: 'send', message: 'Hello' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'), 3000);
@@ -164,7 +154,7 @@ test('a hung Ollama is timed out and can be stopped before it answers', async (t
 });
 
 test('malformed and oversized socket messages are refused with a message; the socket survives', async (t) => {
-  const { socket, standin } = await startChat(t);
+  const { socket, standin } = await startChatHarness(t);
   socket.socket.send('this is not json');
   await socket.waitFor((message) => String(message.content).includes('not JSON'));
   socket.socket.send(JSON.stringify({ type: 'send', message: 'x'.repeat(300 * 1024) }));
@@ -183,7 +173,7 @@ test('malformed and oversized socket messages are refused with a message; the so
 });
 
 test('a second message while a reply runs is refused with a message', async (t) => {
-  const { socket, standin } = await startChat(t);
+  const { socket, standin } = await startChatHarness(t);
   standin.enqueue({ content: 'slow slow slow slow', chunkDelayMs: 100 });
   socket.send({ type: 'send', message: 'First' });
   await socket.waitFor((message) => message.event === 'conversation-started');
@@ -192,7 +182,7 @@ test('a second message while a reply runs is refused with a message', async (t) 
 });
 
 test('history lists conversations newest first, searches every message and deletes', async (t) => {
-  const { socket, standin, app, cookies, store } = await startChat(t);
+  const { socket, standin, app, cookies, store } = await startChatHarness(t);
   standin.enqueue({ content: 'Bananas are yellow.' }, { content: 'The sky is blue.' });
   socket.send({ type: 'send', message: 'Tell me about fruit' });
   await socket.waitFor(isSwap('#message-2', 'outerHTML'));
@@ -226,7 +216,7 @@ test('history lists conversations newest first, searches every message and delet
 });
 
 test('deleting without the CSRF header is refused', async (t) => {
-  const { app, cookies, store } = await startChat(t);
+  const { app, cookies, store } = await startChatHarness(t);
   store.createConversation('Keep me', 'llama3.2:latest');
   const response = await app.inject({ method: 'DELETE', url: '/c/1', headers: { cookie: cookies } });
   assert.equal(response.statusCode, 403);
@@ -246,7 +236,7 @@ test('a reply cut off by a crash is marked failed at the next start, with its te
 });
 
 test('a page that missed messages while asleep gets them on reconnect', async (t) => {
-  const { socket, standin, baseUrl, cookies } = await startChat(t);
+  const { socket, standin, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'First reply.' });
   socket.send({ type: 'send', message: 'One' });
   await socket.waitFor(isSwap('#message-2', 'outerHTML'));

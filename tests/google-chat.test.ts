@@ -5,25 +5,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test, type TestContext } from 'node:test';
-import { createToolCallStore } from '../src/storage/tool-call-store.js';
 import type { RecordedChatRequest, ScriptedReply } from './support/ollama-standin.js';
 import { account, fixedNow, startGoogleHarness } from './support/google-setup.js';
 import { textPart } from './support/google-standin.js';
-import { buildTestApp, openChatSocket } from './support/test-app.js';
+import { startChatHarness } from './support/test-app.js';
 
 const reply = (content: string): ScriptedReply => ({ content });
 const lastMessage = (request: RecordedChatRequest) => request.messages.at(-1)!.content;
 
 async function startGoogleChat(t: TestContext) {
   const google = await startGoogleHarness(t);
-  const harness = await buildTestApp(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
-  const cookies = await harness.login();
-  const socket = await openChatSocket(await harness.listen(), cookies);
-  t.after(() => socket.close());
-  const toolCalls = createToolCallStore(harness.database);
-  const awaitingApproval = () => socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'), 15_000);
-  const turnFinished = () => socket.waitFor((message) => message.event === 'reply-finished', 20_000);
-  return { ...harness, google, socket, toolCalls, awaitingApproval, turnFinished };
+  const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
+  const awaitingApproval = () => harness.socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'), 15_000);
+  return { ...harness, google, awaitingApproval, turnFinished: () => harness.turnFinished(20_000) };
 }
 
 test('from a chat: search, read, then a threaded reply draft that waits for approval', async (t) => {

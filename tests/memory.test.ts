@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { createMemoryFile } from '../src/memory/memory-file.js';
 import { openDatabase } from '../src/storage/database.js';
-import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket } from './support/test-app.js';
+import { cookieHeader, csrfTokenFrom, startChatHarness } from './support/test-app.js';
 
 function temporaryMemory(t: import('node:test').TestContext, maxBytes = 2048) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-memory-'));
@@ -17,13 +17,8 @@ function temporaryMemory(t: import('node:test').TestContext, maxBytes = 2048) {
   return { memory: createMemoryFile({ file: path.join(folder, 'memory.md'), maxBytes, database }), folder };
 }
 
-async function startMemoryChat(t: import('node:test').TestContext, environment: Record<string, string> = {}) {
-  const harness = await buildTestApp(t, { environment });
-  const cookies = await harness.login();
-  const socket = await openChatSocket(await harness.listen(), cookies);
-  t.after(() => socket.close());
-  const turnFinished = () => socket.waitFor((message) => message.event === 'reply-finished', 8000);
-  return { ...harness, cookies, socket, turnFinished };
+function startMemoryChat(t: import('node:test').TestContext, environment: Record<string, string> = {}) {
+  return startChatHarness(t, { environment });
 }
 
 test('a missing memory file is created, and a hand edit reaches the very next reply', async (t) => {

@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
 import WebSocket from 'ws';
-import { createConversationStore } from '../src/storage/conversation-store.js';
-import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket } from './support/test-app.js';
+import { buildTestApp, cookieHeader, csrfTokenFrom, startChatHarness } from './support/test-app.js';
 
 test('every kind of response carries the security headers', async (t) => {
   const { app, login } = await buildTestApp(t);
@@ -98,11 +97,7 @@ test('oversized bodies are refused and the server stays up', async (t) => {
 });
 
 test('1,000 wrong passwords from one address are all refused while a logged-in chat keeps streaming', async (t) => {
-  const { app, login, listen, standin } = await buildTestApp(t);
-  const cookies = await login();
-  const baseUrl = await listen();
-  const socket = await openChatSocket(baseUrl, cookies);
-  t.after(() => socket.close());
+  const { app, baseUrl, socket, standin } = await startChatHarness(t);
   standin.enqueue({ tokens: 200, tokenText: 'tick ', tokensPerSecond: 100 });
   socket.send({ type: 'send', message: 'Stream while I am attacked' });
   await socket.waitFor((message) => String(message.content).includes('tick'));
@@ -158,11 +153,7 @@ function randomFrame(index: number): string | Buffer {
 }
 
 test('10,000 fuzzed WebSocket frames: the server stays up, memory stays bounded, another chat is unaffected', async (t) => {
-  const { login, listen, standin, database } = await buildTestApp(t);
-  const cookies = await login();
-  const baseUrl = await listen();
-  const victim = await openChatSocket(baseUrl, cookies);
-  t.after(() => victim.close());
+  const { cookies, baseUrl, socket: victim, standin, store } = await startChatHarness(t);
   standin.enqueue({ tokens: 300, tokenText: 'calm ', tokensPerSecond: 150 });
   victim.send({ type: 'send', message: 'A normal chat' });
   await victim.waitFor((message) => String(message.content).includes('calm'));
@@ -192,26 +183,23 @@ test('10,000 fuzzed WebSocket frames: the server stays up, memory stays bounded,
   assert.equal((String(final.content).match(/calm/g) ?? []).length, 300, 'the other chat got every token');
   const heapGrowth = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
   assert.ok(heapGrowth < 100, `heap grew ${heapGrowth.toFixed(1)} MB`);
-  assert.equal(createConversationStore(database).listConversations(100).length, 1, 'no conversation was made from junk');
+  assert.equal(store.listConversations(100).length, 1, 'no conversation was made from junk');
   assert.equal((await fetch(`${baseUrl}/healthz`)).status, 200);
   t.diagnostic(`10000 frames; heap growth ${heapGrowth.toFixed(1)} MB`);
 });
 
 test('Ollama killed mid-reply: the partial text is kept, the chat says what happened, the server serves on', async (t) => {
-  const { login, listen, standin, database, app } = await buildTestApp(t);
-  const cookies = await login();
-  const socket = await openChatSocket(await listen(), cookies);
-  t.after(() => socket.close());
+  const { cookies, socket, standin, store, app } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 80 });
   socket.send({ type: 'send', message: 'Count slowly' });
   await socket.waitFor((message) => String(message.content).includes('three'));
   await standin.close();
   const final = await socket.waitFor((message) => message.target === '#message-2' && String(message.content).includes('chat-error'));
   assert.match(String(final.content), /connection to Ollama .* dropped/);
-  const saved = createConversationStore(database).getMessage(2)!;
+  const saved = store.getMessage(2)!;
   assert.equal(saved.status, 'failed');
   assert.match(saved.content, /^one two three/);
-  assert.equal(createConversationStore(database).getMessage(1)!.content, 'Count slowly');
+  assert.equal(store.getMessage(1)!.content, 'Count slowly');
   assert.equal((await app.inject({ url: '/', headers: { cookie: cookies } })).statusCode, 200);
 });
 

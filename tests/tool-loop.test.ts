@@ -4,10 +4,8 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../src/config/config.js';
-import { createConversationStore } from '../src/storage/conversation-store.js';
-import { createToolCallStore } from '../src/storage/tool-call-store.js';
 import type { RecordedChatRequest, ScriptedReply } from './support/ollama-standin.js';
-import { buildTestApp, openChatSocket } from './support/test-app.js';
+import { startChatHarness } from './support/test-app.js';
 import { createTestRegistry } from './support/test-tools.js';
 
 const logger = pino({ level: 'silent' });
@@ -15,17 +13,9 @@ const logger = pino({ level: 'silent' });
 async function startToolChat(t: TestContext, environment: Record<string, string> = {}) {
   const services = { config: loadConfig({}), logger, now: () => new Date('2026-11-22T10:00:00Z') };
   const { registry, sendNote } = createTestRegistry(services);
-  const harness = await buildTestApp(t, { environment, dependencies: { registry } });
-  const cookies = await harness.login();
-  const baseUrl = await harness.listen();
-  const socket = await openChatSocket(baseUrl, cookies);
-  t.after(() => socket.close());
-  const store = createConversationStore(harness.database);
-  const toolCalls = createToolCallStore(harness.database);
+  const harness = await startChatHarness(t, { environment, dependencies: { registry } });
   const lastMessage = (request: RecordedChatRequest) => request.messages.at(-1)!.content;
-  /** Waits until the whole turn has finished. */
-  const turnFinished = () => socket.waitFor((message) => message.event === 'reply-finished', 8000);
-  return { ...harness, cookies, baseUrl, socket, store, toolCalls, sendNote, lastMessage, turnFinished };
+  return { ...harness, sendNote, lastMessage, turnFinished: () => harness.turnFinished() };
 }
 
 const reply = (content: string, extra: ScriptedReply = {}): ScriptedReply => ({ content, ...extra });

@@ -7,7 +7,9 @@ import WebSocket from 'ws';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createChatModel } from '../../src/llm/chat-model.js';
+import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
+import { createToolCallStore, type ToolCallStore } from '../../src/storage/tool-call-store.js';
 import { startOllamaStandin, type OllamaStandin, type StandinOptions } from './ollama-standin.js';
 
 export const testPassword = 'correct horse battery staple';
@@ -158,5 +160,34 @@ export async function openChatSocket(baseUrl: string, cookies: string, conversat
       socket.close();
       await closed;
     },
+  };
+}
+
+export interface ChatHarness extends TestApp {
+  cookies: string;
+  baseUrl: string;
+  /** A logged-in socket on a new chat, closed when the test ends. */
+  socket: ChatSocket;
+  store: ConversationStore;
+  toolCalls: ToolCallStore;
+  /** Resolves when the current turn (all its tool rounds) has ended. */
+  turnFinished(timeoutMs?: number): Promise<Record<string, unknown>>;
+}
+
+/** The usual start of a chat test: an app on a real port, logged in, with one chat socket open. */
+export async function startChatHarness(t: TestContext, options: TestAppOptions = {}): Promise<ChatHarness> {
+  const harness = await buildTestApp(t, options);
+  const cookies = await harness.login();
+  const baseUrl = await harness.listen();
+  const socket = await openChatSocket(baseUrl, cookies);
+  t.after(() => socket.close());
+  return {
+    ...harness,
+    cookies,
+    baseUrl,
+    socket,
+    store: createConversationStore(harness.database),
+    toolCalls: createToolCallStore(harness.database),
+    turnFinished: (timeoutMs = 8000) => socket.waitFor((message) => message.event === 'reply-finished', timeoutMs),
   };
 }
