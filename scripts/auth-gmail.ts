@@ -51,6 +51,8 @@ function parseArguments(argv: string[]): Command {
     } else if (!argument.startsWith('-') && command.account === undefined) command.account = argument;
     else throw new UsageError(`Unknown argument "${argument}".`);
   }
+  // Token files are named by the lower-cased address.
+  command.account = command.account?.toLowerCase();
   if (command.account !== undefined && !isAccountAddress(command.account)) throw new UsageError(`"${command.account}" is not an email address.`);
   return command;
 }

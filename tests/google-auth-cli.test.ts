@@ -162,4 +162,9 @@ test('--list shows which accounts still work; --remove revokes and deletes', asy
   const unknown = runCli(t, harness, ['--remove', 'nobody@example.com']);
   assert.equal(await unknown.exited, 1);
   assert.match(unknown.output(), /nobody@example\.com is not authorized\. Authorized accounts: old@example\.org\./);
+
+  // Addresses are stored lower-cased; the person may type them any way.
+  const mixedCase = runCli(t, harness, ['--remove', 'Old@Example.ORG']);
+  assert.equal(await mixedCase.exited, 0, mixedCase.output());
+  assert.equal(fs.existsSync(path.join(harness.tokensDir, 'old@example.org.json')), false);
 });

@@ -13,6 +13,8 @@ export default class SearchEmailsTool extends Tool {
     'Search Gmail with Gmail query syntax (from:, to:, subject:, newer_than:7d, is:unread, has:attachment...). Returns one line per message: id | date | from | subject. With several accounts, put one first ("me@x.com: query") or all are searched. Optional max (default 10, up to 25) as separate lines: query: ... / max: 20.';
   readonly examples = ['[TOOL:search_emails]from:school newer_than:7d[/TOOL]', '[TOOL:search_emails]me@example.com: subject:invoice is:unread[/TOOL]'];
   override readonly timeoutMs = 30_000;
+  // Up to 25 lines for each of several accounts: more room than the default, so no account is cut off.
+  override readonly maxResultCharacters = 10_000;
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = googleServicesFor(this.services);

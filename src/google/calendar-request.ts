@@ -3,10 +3,9 @@
  * time how long and between which hours. Fields or plain text ("tomorrow for 1h between 9 and 17").
  */
 import { ToolError } from '../tools-engine/tool.js';
-import { splitAccountPrefix } from './account-prefix.js';
 import { dayOf, parseClock, parseDayRange, parseDuration, type DayRange } from './calendar-days.js';
 import type { GoogleServices } from './google-services.js';
-import { pick, readToolInput } from './tool-input.js';
+import { accountAndValue, pick, readToolInput } from './tool-input.js';
 
 export interface CalendarRequest {
   accounts: string[];
@@ -36,15 +35,13 @@ export interface CalendarRequestOptions {
 export function readCalendarRequest(raw: string, google: GoogleServices, options: CalendarRequestOptions): CalendarRequest {
   const input = readToolInput(raw, knownKeys);
   const today = dayOf(options.now, google.timeZone);
-  let account = pick(input, 'account');
+  const { account, value } = accountAndValue(input, google.listAccounts(), 'range', 'when');
   let durationText = pick(input, 'duration', 'length', 'minutes');
   let hours = pick(input, 'hours', 'between');
-  let rangeText = pick(input, 'range', 'when');
+  let rangeText: string | undefined = value || undefined;
 
   if (input.text) {
-    const split = splitAccountPrefix(input.text, google.listAccounts());
-    account = split.account;
-    let text = split.rest;
+    let text = value;
     // Pull the free-time parts out of the sentence; what remains names the days.
     text = text.replace(/\bbetween\s+(\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm)?)\s*(?:and|to|-|–)\s*(\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm)?)/i, (phrase) => {
       hours = phrase;

@@ -25,6 +25,7 @@ export interface OAuthEndpoints {
 
 export interface GoogleLogger {
   debug(object: object, message: string): void;
+  warn?(object: object, message: string): void;
 }
 
 export interface GoogleServicesOptions {
@@ -122,8 +123,14 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     }
     client.setCredentials(stored as Credentials);
     client.on('tokens', (fresh: Credentials) => {
-      tokens.merge(account, fresh as StoredTokens);
-      options.logger?.debug({ account }, 'refreshed a Google access token');
+      // This runs inside the refresh: a file that cannot be written must not fail the call that
+      // just got a good token (it would fail again at every call). The next start refreshes again.
+      try {
+        tokens.merge(account, fresh as StoredTokens);
+        options.logger?.debug({ account }, 'refreshed a Google access token');
+      } catch (error) {
+        options.logger?.warn?.({ account, err: error }, 'could not save the refreshed Google token');
+      }
     });
     clients.set(account, { client, refreshToken: stored.refresh_token });
     return client;
