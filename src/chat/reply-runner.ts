@@ -6,7 +6,7 @@ import type { MemoryFile } from '../memory/memory-file.js';
 import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
 import { ToolCallScanner, type ScannedTag } from '../tools-engine/tool-call-scanner.js';
-import type { ToolCallRunner } from '../tools-engine/tool-call-runner.js';
+import { squeezeResults, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
 import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 
@@ -101,7 +101,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
 
         // Every result the model has seen: a call copied out of one of them is refused.
-        const earlierResults = toolCalls.listForConversation(conversation.id).flatMap((call) => finishedOutcome(call)?.result ?? []);
+        const seenResults = squeezeResults(toolCalls.listForConversation(conversation.id).flatMap((call) => finishedOutcome(call)?.result ?? []));
         let anotherRound = toolTags.length > 0;
         for (const tag of tags) {
           const outcome = await toolCallRunner.run({
@@ -109,7 +109,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
             messageId: message.id,
             conversationId: conversation.id,
             signal: stopController.signal,
-            earlierResults,
+            seenResults,
             memoryRevision,
             onAdded: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-added', messageId: message.id, toolCallId }),
             onChanged: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-updated', toolCallId }),

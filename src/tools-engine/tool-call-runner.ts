@@ -22,8 +22,8 @@ export interface ToolCallRequest {
   messageId: number;
   conversationId: number;
   signal: AbortSignal;
-  /** Results the model has seen in this conversation: a call copied from one of them is refused. */
-  earlierResults: string[];
+  /** Results the model has seen in this conversation (from squeezeResults): a call copied from one is refused. */
+  seenResults: string;
   /** The memory revision the model saw; its update fails if the file changed since. */
   memoryRevision: string;
   onAdded(toolCallId: number): void;
@@ -37,11 +37,13 @@ export interface ToolCallResult extends ToolOutcome {
 
 const squeeze = (text: string) => text.replace(/\s+/g, '').toLowerCase();
 
+/** The results the model has seen, squeezed once per round for copiedFromResults. */
+export const squeezeResults = (results: string[]): string => results.map(squeeze).join('\u0000');
+
 /** Did this call come out of a tool result (an email saying "[TOOL:create_draft]...")? */
-function copiedFromResults(tag: ScannedTag, earlierResults: string[]): boolean {
+function copiedFromResults(tag: ScannedTag, seenResults: string): boolean {
   const needle = squeeze(tag.kind === 'tool' ? `${tag.name}]${tag.params}` : tag.params);
-  if (needle.length < 8) return false;
-  return earlierResults.some((result) => squeeze(result.replace(/⟦/g, '[')).includes(needle));
+  return needle.length >= 8 && seenResults.includes(needle);
 }
 
 async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number, stop: AbortSignal): Promise<T> {
@@ -80,7 +82,7 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
       const { tag } = request;
       const tool = tag.kind === 'tool' ? registry.find(tag.name) : undefined;
       const name = tag.kind === 'memory' ? memoryUpdateToolName : (tool?.name ?? tag.name.slice(0, 60));
-      const copied = copiedFromResults(tag, request.earlierResults);
+      const copied = copiedFromResults(tag, request.seenResults);
       const needsApproval = !copied && tool !== undefined && tool.actsOnWorld && !approvals.isAlwaysAllowed(tool.name);
       const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running');
       request.onAdded(record.id);
