@@ -257,3 +257,14 @@ test('a page that missed messages while asleep gets them on reconnect', async (t
   assert.match(added[0]!, /id="message-3"[\s\S]*Two/);
   assert.match(added[1]!, /id="message-4"[\s\S]*Second reply\./);
 });
+
+test('Ollama going silent mid-reply is timed out, keeping the text so far', async (t) => {
+  const { socket, standin, store } = await startChatHarness(t, { chatModel: { firstChunkTimeoutMs: 2000, chunkTimeoutMs: 300 } });
+  standin.enqueue({ content: 'steady words then silence', chunkDelayMs: 100, hangAfterChunks: 3 });
+  socket.send({ type: 'send', message: 'Hello' });
+  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'), 4000);
+  assert.match(String(final.content), /Ollama stopped sending for 0 s/);
+  const saved = store.getMessage(2)!;
+  assert.equal(saved.status, 'failed');
+  assert.equal(saved.content, 'steady words then ');
+});

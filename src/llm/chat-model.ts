@@ -139,11 +139,15 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
           controller.abort();
         },
         async *[Symbol.asyncIterator]() {
-          let idleTimer = firstTimer;
+          let idleTimer: NodeJS.Timeout | undefined;
           try {
             for await (const part of iterator) {
-              clearTimeout(idleTimer);
-              idleTimer = timer(chunkTimeoutMs, `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`);
+              // One idle timer, pushed back at each chunk with refresh(): no new timer per token.
+              if (idleTimer) idleTimer.refresh();
+              else {
+                clearTimeout(firstTimer);
+                idleTimer = timer(chunkTimeoutMs, `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`);
+              }
               yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
               if (part.done) return;
             }
@@ -151,6 +155,7 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
             if (aborted) return;
             throw timedOut ?? describeLlmError(error, context(request.model, true));
           } finally {
+            clearTimeout(firstTimer);
             clearTimeout(idleTimer);
           }
         },
