@@ -1,9 +1,7 @@
 import { Tool, type ToolRunContext } from '../src/tools-engine/tool.js';
-import { addDays, dayInterval, formatClock, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/google/calendar-days.js';
+import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/google/calendar-days.js';
 import { readCalendarRequest } from '../src/google/calendar-request.js';
 import { googleServicesFor } from '../src/google/google-services.js';
-
-const clock = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
 export default class FindFreeTimeTool extends Tool {
@@ -37,7 +35,7 @@ export default class FindFreeTimeTool extends Tool {
     }
 
     const lines = [
-      `Free time of at least ${request.durationMinutes} min between ${clock(request.dayStart)} and ${clock(request.dayEnd)}, ${formatRange(request.range)} (${zone}), from ${request.accounts.join(', ')}:`,
+      `Free time of at least ${request.durationMinutes} min between ${formatMinutesOfDay(request.dayStart)} and ${formatMinutesOfDay(request.dayEnd)}, ${formatRange(request.range)} (${zone}), from ${request.accounts.join(', ')}:`,
     ];
     for (let index = 0; index < request.range.days; index++) {
       const day = addDays(request.range.first, index);

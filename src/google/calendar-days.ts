@@ -94,9 +94,13 @@ export function formatDay(day: CalendarDay): string {
   return `${shortWeekdays[weekdayOf(day)]} ${day.day} ${shortMonths[day.month - 1]} ${day.year}`;
 }
 
+/** 570 → "09:30". */
+export const formatMinutesOfDay = (minutes: number): string =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
 export function formatClock(instant: Date, timeZone: string): string {
   const { hour, minute } = zonedParts(instant, timeZone);
-  return `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+  return formatMinutesOfDay(hour * 60 + minute);
 }
 
 export function formatRange(range: DayRange): string {
