@@ -24,6 +24,7 @@ import type { ChatModel } from './llm/chat-model.js';
 import { createMemoryFile } from './memory/memory-file.js';
 import { registerMemoryRoutes } from './memory/memory-routes.js';
 import { createSystemPromptBuilder } from './prompt/system-prompt.js';
+import { registerToolsRoutes } from './tools-page/tools-routes.js';
 import { createConversationStore } from './storage/conversation-store.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createToolCallStore } from './storage/tool-call-store.js';
@@ -44,6 +45,8 @@ export interface AppDependencies {
   registry?: ToolRegistry;
   /** Extra services for tools (Gmail...), merged into what every tool receives. */
   toolServices?: Partial<ToolServices>;
+  /** How long an approval card waits for an answer (tests shorten it). */
+  approvalExpiryMs?: number;
   /** Login attempts per address per window (tests lower it). */
   loginAttempts?: number;
   loginWindowMs?: number;
@@ -78,7 +81,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const registry =
     dependencies.registry ??
     (await loadTools(toolsFolder, { config, logger: app.log, now: () => new Date(), ...dependencies.toolServices }));
-  const approvals = new ApprovalDesk(settings);
+  const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
     registry,
@@ -130,6 +133,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     authenticated.addHook('preHandler', requireLogin);
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
+    registerToolsRoutes(authenticated, { registry, approvals });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
       registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets });

@@ -98,6 +98,7 @@ export default class CalculatorTool extends Tool {
   readonly name = 'calculator';
   readonly description = 'Exact arithmetic: + - * / % ^, parentheses, sqrt, abs, round, floor, ceil, min, max, log, ln, exp, sin, cos, tan, pi, e.';
   readonly examples = ['[TOOL:calculator]2 * (3 + 4.5)[/TOOL]', '[TOOL:calculator]sqrt(2) ^ 2[/TOOL]'];
+  override readonly readsOutsideText = false;
   override readonly timeoutMs = 1000;
 
   async run(raw: string): Promise<string> {

@@ -6,6 +6,7 @@ export default class CurrentTimeTool extends Tool {
   readonly name = 'current_time';
   readonly description = 'The current date, time and weekday. Optional: an IANA time zone such as Europe/Paris.';
   readonly examples = ['[TOOL:current_time][/TOOL]', '[TOOL:current_time]America/New_York[/TOOL]'];
+  override readonly readsOutsideText = false;
   override readonly timeoutMs = 1000;
 
   async run(raw: string): Promise<string> {

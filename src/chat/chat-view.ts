@@ -28,6 +28,10 @@ export interface ToolCallView {
   long: boolean;
   resultSize: string;
   duration: string;
+  /** What the call would change, as "+ "/"- " lines (a memory update's diff), while it waits and after. */
+  changeLines: { kind: 'added' | 'removed' | 'kept'; text: string }[];
+  /** "Always allow" makes no sense for memory updates: their approval exists because outside text was read. */
+  canAlwaysAllow: boolean;
 }
 
 const statusLabels: Record<ToolCallStatus, string> = {
@@ -36,6 +40,7 @@ const statusLabels: Record<ToolCallStatus, string> = {
   done: 'done',
   failed: 'failed',
   denied: 'not run',
+  expired: 'expired — no answer in time',
 };
 
 export function toToolCallView(call: StoredToolCall): ToolCallView {
@@ -50,6 +55,11 @@ export function toToolCallView(call: StoredToolCall): ToolCallView {
     long: call.result.length > 280 || call.result.split('\n').length > 6,
     resultSize: `${call.result.length.toLocaleString('en')} characters`,
     duration: call.durationMs === null ? '' : call.durationMs < 1000 ? `${call.durationMs} ms` : `${(call.durationMs / 1000).toFixed(1)} s`,
+    changeLines: (call.preview ?? '')
+      .split('\n')
+      .filter((line) => line.length > 0)
+      .map((line) => ({ kind: line.startsWith('+ ') ? 'added' : line.startsWith('- ') ? 'removed' : 'kept', text: line })),
+    canAlwaysAllow: call.name !== 'memory_update',
   };
 }
 

@@ -106,6 +106,30 @@ const migrations: string[] = [
   -- Replies a crash left streaming are found at start-up without reading every message.
   CREATE INDEX messages_streaming ON messages (id) WHERE status = 'streaming';
   `,
+  // An approval nobody answers expires ('expired'); a call can carry a preview of what it would
+  // do (the diff of a memory update), shown on its approval card. SQLite cannot change a CHECK
+  // constraint in place, so the table is rebuilt.
+  `
+  CREATE TABLE tool_calls_rebuilt (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    conversation_id INTEGER NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    params TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('awaiting-approval', 'running', 'done', 'failed', 'denied', 'expired')),
+    result TEXT NOT NULL DEFAULT '',
+    preview TEXT,
+    duration_ms INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  INSERT INTO tool_calls_rebuilt (id, message_id, conversation_id, name, params, status, result, duration_ms, created_at, updated_at)
+    SELECT id, message_id, conversation_id, name, params, status, result, duration_ms, created_at, updated_at FROM tool_calls;
+  DROP TABLE tool_calls;
+  ALTER TABLE tool_calls_rebuilt RENAME TO tool_calls;
+  CREATE INDEX tool_calls_by_message ON tool_calls (message_id, id);
+  CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id);
+  `,
 ];
 
 /** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from './database.js';
 
-export type ToolCallStatus = 'awaiting-approval' | 'running' | 'done' | 'failed' | 'denied';
+export type ToolCallStatus = 'awaiting-approval' | 'running' | 'done' | 'failed' | 'denied' | 'expired';
 
 export interface StoredToolCall {
   id: number;
@@ -10,6 +10,8 @@ export interface StoredToolCall {
   params: string;
   status: ToolCallStatus;
   result: string;
+  /** What the call would do, shown before it is approved (a memory update's diff). */
+  preview: string | null;
   durationMs: number | null;
   createdAt: number;
 }
@@ -22,6 +24,7 @@ interface ToolCallRow {
   params: string;
   status: ToolCallStatus;
   result: string;
+  preview: string | null;
   duration_ms: number | null;
   created_at: number;
 }
@@ -34,15 +37,16 @@ const toToolCall = (row: ToolCallRow): StoredToolCall => ({
   params: row.params,
   status: row.status,
   result: row.result,
+  preview: row.preview,
   durationMs: row.duration_ms,
   createdAt: row.created_at,
 });
 
 /** Tool calls are kept with the message that made them, so a reloaded chat shows the same cards. */
 export function createToolCallStore(database: SqliteDatabase, now: () => number = Date.now) {
-  const insert = database.prepare<[number, number, string, string, ToolCallStatus, number, number], ToolCallRow>(
-    `INSERT INTO tool_calls (message_id, conversation_id, name, params, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  const insert = database.prepare<[number, number, string, string, ToolCallStatus, string | null, number, number], ToolCallRow>(
+    `INSERT INTO tool_calls (message_id, conversation_id, name, params, status, preview, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   );
   const update = database.prepare<[ToolCallStatus, string, number | null, number, number]>(
     'UPDATE tool_calls SET status = ?, result = ?, duration_ms = ?, updated_at = ? WHERE id = ?',
@@ -56,8 +60,8 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
   );
 
   return {
-    add: (messageId: number, conversationId: number, name: string, params: string, status: ToolCallStatus): StoredToolCall =>
-      toToolCall(insert.get(messageId, conversationId, name, params, status, now(), now())!),
+    add: (messageId: number, conversationId: number, name: string, params: string, status: ToolCallStatus, preview: string | null = null): StoredToolCall =>
+      toToolCall(insert.get(messageId, conversationId, name, params, status, preview, now(), now())!),
     finish(id: number, status: ToolCallStatus, result: string, durationMs: number | null): void {
       update.run(status, result, durationMs, now(), id);
     },

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { describeMemoryChange } from '../memory/memory-diff.js';
 import type { MemoryFile } from '../memory/memory-file.js';
-import type { ToolCallStore } from '../storage/tool-call-store.js';
+import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from './approvals.js';
 import type { ScannedTag } from './tool-call-scanner.js';
 import { ToolError } from './tool.js';
@@ -17,13 +18,20 @@ export interface ToolCallRunnerDependencies {
   logger: FastifyBaseLogger;
 }
 
+/** What the model has seen in a conversation so far, read once per round. */
+export interface RoundContext {
+  /** Results it has seen (from squeezeResults): a call copied from one is refused. */
+  seenResults: string;
+  /** Some result came from outside (an email, a calendar...): memory updates need approval. */
+  outsideTextSeen: boolean;
+}
+
 export interface ToolCallRequest {
   tag: ScannedTag;
   messageId: number;
   conversationId: number;
   signal: AbortSignal;
-  /** Results the model has seen in this conversation (from squeezeResults): a call copied from one is refused. */
-  seenResults: string;
+  context: RoundContext;
   /** The memory revision the model saw; its update fails if the file changed since. */
   memoryRevision: string;
   onAdded(toolCallId: number): void;
@@ -34,6 +42,12 @@ export interface ToolCallResult extends ToolOutcome {
   toolCallId: number;
   memoryRevision?: string;
 }
+
+/** The outcome of a finished call as the model reads it; undefined while it is still open. */
+export const finishedOutcome = (call: StoredToolCall): ToolOutcome | undefined =>
+  call.status === 'done' || call.status === 'failed' || call.status === 'denied' || call.status === 'expired'
+    ? { name: call.name, status: call.status, result: call.result }
+    : undefined;
 
 const squeeze = (text: string) => text.replace(/\s+/g, '').toLowerCase();
 
@@ -56,9 +70,37 @@ async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, timeout
   });
 }
 
+const minutes = (milliseconds: number) => {
+  const count = Math.max(1, Math.round(milliseconds / 60_000));
+  return `${count} minute${count === 1 ? '' : 's'}`;
+};
+
 /** Runs one call the model made: finds the tool, asks for approval where needed, times it, records it. */
 export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
   const { registry, toolCalls, approvals, memory, logger } = dependencies;
+
+  /** A result came from a tool that reads outside text (or from a tool no longer installed). */
+  const fromOutside = (call: StoredToolCall) =>
+    call.name !== memoryUpdateToolName && finishedOutcome(call) !== undefined && registry.find(call.name)?.readsOutsideText !== false;
+
+  /** Asks the person; the decision, with the card already closed when it was not an approval. */
+  async function awaitApproval(request: ToolCallRequest, toolCallId: number, name: string, startedAt: number): Promise<ToolCallResult | undefined> {
+    const decision = await approvals.wait(toolCallId, request.signal);
+    if (decision === 'expired') {
+      return finish(request, toolCallId, {
+        name,
+        status: 'expired',
+        result: `Not run: nobody answered the approval within ${minutes(approvals.expiryMs)}, so the reply ended.`,
+      }, startedAt);
+    }
+    if (decision === 'deny') {
+      const result = request.signal.aborted ? 'Not run: the person pressed Stop.' : 'The person denied this action. Do not retry it unless they ask.';
+      return finish(request, toolCallId, { name, status: 'denied', result }, startedAt);
+    }
+    toolCalls.setStatus(toolCallId, 'running');
+    request.onChanged(toolCallId);
+    return undefined;
+  }
 
   function finish(request: ToolCallRequest, toolCallId: number, outcome: ToolOutcome, startedAt: number): ToolCallResult {
     toolCalls.finish(toolCallId, outcome.status, outcome.result, Math.round(performance.now() - startedAt));
@@ -67,6 +109,10 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
   }
 
   async function runMemoryUpdate(request: ToolCallRequest, toolCallId: number, startedAt: number): Promise<ToolCallResult> {
+    if (toolCalls.get(toolCallId)?.status === 'awaiting-approval') {
+      const refused = await awaitApproval(request, toolCallId, memoryUpdateToolName, startedAt);
+      if (refused) return refused;
+    }
     const written = await memory.write(request.tag.params, 'assistant', request.memoryRevision);
     if (written.ok) {
       const result = finish(request, toolCallId, { name: memoryUpdateToolName, status: 'done', result: `Memory updated (${written.snapshot.bytes} of ${written.snapshot.maxBytes} bytes).` }, startedAt);
@@ -76,15 +122,41 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
     return finish(request, toolCallId, { name: memoryUpdateToolName, status: 'failed', result: written.message + current }, startedAt);
   }
 
+  /**
+   * A memory update written after outside text entered the conversation waits for the person,
+   * with the change shown: the text may have been steered by an email, however it was copied.
+   * One over the cap is not worth asking about: the write refuses it and the model condenses.
+   */
+  async function memoryPreview(request: ToolCallRequest): Promise<string | undefined> {
+    if (!request.context.outsideTextSeen) return undefined;
+    if (Buffer.byteLength(request.tag.params, 'utf8') > memory.maxBytes) return undefined;
+    try {
+      return describeMemoryChange((await memory.read()).content, request.tag.params);
+    } catch {
+      return undefined; // an unreadable file fails the write itself, with its own message
+    }
+  }
+
   return {
+    /** What the model has seen in this conversation, for every call of the coming round. */
+    contextOf(conversationId: number): RoundContext {
+      const calls = toolCalls.listForConversation(conversationId);
+      return {
+        seenResults: squeezeResults(calls.flatMap((call) => finishedOutcome(call)?.result ?? [])),
+        outsideTextSeen: calls.some(fromOutside),
+      };
+    },
+
     async run(request: ToolCallRequest): Promise<ToolCallResult> {
       const startedAt = performance.now();
       const { tag } = request;
       const tool = tag.kind === 'tool' ? registry.find(tag.name) : undefined;
       const name = tag.kind === 'memory' ? memoryUpdateToolName : (tool?.name ?? tag.name.slice(0, 60));
-      const copied = copiedFromResults(tag, request.seenResults);
-      const needsApproval = !copied && tool !== undefined && tool.actsOnWorld && !approvals.isAlwaysAllowed(tool.name);
-      const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running');
+      const copied = copiedFromResults(tag, request.context.seenResults);
+      const preview = !copied && tag.kind === 'memory' ? await memoryPreview(request) : undefined;
+      const needsApproval =
+        !copied && (preview !== undefined || (tool !== undefined && tool.actsOnWorld && !approvals.isAlwaysAllowed(tool.name)));
+      const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running', preview ?? null);
       request.onAdded(record.id);
 
       if (copied) {
@@ -105,13 +177,8 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
       }
 
       if (needsApproval) {
-        const decision = await approvals.wait(record.id, request.signal);
-        if (decision === 'deny') {
-          const result = request.signal.aborted ? 'Not run: the person pressed Stop.' : 'The person denied this action. Do not retry it unless they ask.';
-          return finish(request, record.id, { name, status: 'denied', result }, startedAt);
-        }
-        toolCalls.setStatus(record.id, 'running');
-        request.onChanged(record.id);
+        const refused = await awaitApproval(request, record.id, name, startedAt);
+        if (refused) return refused;
       }
 
       try {

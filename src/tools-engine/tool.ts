@@ -36,6 +36,14 @@ export abstract class Tool {
   readonly timeoutMs: number = 15_000;
   /** Tools that change something outside Hearth ask the person first. */
   readonly actsOnWorld: boolean = false;
+  /**
+   * Results carry text written by someone else (an email, a calendar entry, a web page): once
+   * one is in a conversation, a memory update there waits for the person's approval. Only tools
+   * whose output Hearth computes itself (a clock, a calculator) say false.
+   */
+  readonly readsOutsideText: boolean = true;
+  /** Where it comes from, as the tools page shows it. */
+  readonly source: string = 'Built-in';
   /** Results longer than this are cut, with a note saying so. */
   readonly maxResultCharacters: number = 4000;
 
