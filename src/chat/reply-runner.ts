@@ -4,9 +4,9 @@ import { fitToContext } from '../llm/history.js';
 import { LlmError } from '../llm/llm-error.js';
 import type { MemoryFile } from '../memory/memory-file.js';
 import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
-import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
+import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ToolCallScanner, type ScannedTag } from '../tools-engine/tool-call-scanner.js';
-import { squeezeResults, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
+import { finishedOutcome, memoryUpdateToolName, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
 import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 
@@ -27,10 +27,12 @@ export interface ReplyRunnerDependencies {
 const replyReserveTokens = 1024;
 const defaultContextTokens = 8192;
 
-const finishedOutcome = (call: StoredToolCall): ToolOutcome | undefined =>
-  call.status === 'done' || call.status === 'failed' || call.status === 'denied'
-    ? { name: call.name, status: call.status, result: call.result }
-    : undefined;
+/** Adds a turn, merged into the previous one when it has the same role: models want user and assistant to alternate. */
+function appendTurn(turns: ChatTurn[], turn: ChatTurn): void {
+  const last = turns.at(-1);
+  if (last && last.role === turn.role) last.content += `\n\n${turn.content}`;
+  else turns.push({ ...turn });
+}
 
 /**
  * One turn: the model writes, tools it calls run, their results go back, and it writes
@@ -41,17 +43,37 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   const { store, toolCalls, hub, chatModel, toolCallRunner, memory, logger } = dependencies;
   const saveIntervalMs = dependencies.saveIntervalMs ?? 1000;
 
-  /** The conversation as the model sees it: raw replies, then tool results as data. */
+  /**
+   * The conversation as the model sees it: raw replies, then tool results as data, always
+   * alternating user and assistant. Results of a round the model went on from follow its call;
+   * results of a reply that ended there (stopped, expired) go before the person's next message;
+   * a memory update's own result is left out then, since the memory is in the system prompt.
+   */
   function historyFor(conversationId: number, exceptMessageId: number): ChatTurn[] {
     const callsByMessage = toolCalls.groupedByMessage(conversationId);
+    // Messages that say something: a round stopped before its first word leaves an empty one.
+    const messages = store
+      .listMessages(conversationId)
+      .map((message) => ({
+        role: message.role,
+        text: message.raw ?? message.content,
+        outcomes: (callsByMessage.get(message.id) ?? []).flatMap((call) => finishedOutcome(call) ?? []),
+        id: message.id,
+      }))
+      .filter((message) => message.id !== exceptMessageId && (message.text || message.outcomes.length > 0));
     const turns: ChatTurn[] = [];
-    for (const message of store.listMessages(conversationId)) {
-      if (message.id === exceptMessageId) continue;
-      const text = message.raw ?? message.content;
-      if (text) turns.push({ role: message.role, content: text });
-      const outcomes = (callsByMessage.get(message.id) ?? []).flatMap((call) => finishedOutcome(call) ?? []);
-      if (outcomes.length > 0) turns.push({ role: 'user', content: formatToolResults(outcomes) });
-    }
+    let earlier: ToolOutcome[] = [];
+    messages.forEach(({ role, text, outcomes }, index) => {
+      if (role === 'user' && earlier.length > 0) {
+        text = `${formatToolResults(earlier, 'earlier')}\n${text}`;
+        earlier = [];
+      }
+      if (text) appendTurn(turns, { role, content: text });
+      if (outcomes.length === 0) return;
+      const next = messages[index + 1];
+      if (next === undefined || next.role === 'assistant') appendTurn(turns, { role: 'user', content: formatToolResults(outcomes) });
+      else earlier = outcomes.filter((outcome) => outcome.name !== memoryUpdateToolName);
+    });
     return turns;
   }
 
@@ -101,15 +123,17 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
 
         // Every result the model has seen: a call copied out of one of them is refused.
-        const seenResults = squeezeResults(toolCalls.listForConversation(conversation.id).flatMap((call) => finishedOutcome(call)?.result ?? []));
+        const context = toolCallRunner.contextOf(conversation.id);
         let anotherRound = toolTags.length > 0;
+        let expired = false;
         for (const tag of tags) {
+          if (expired) break;
           const outcome = await toolCallRunner.run({
             tag,
             messageId: message.id,
             conversationId: conversation.id,
             signal: stopController.signal,
-            seenResults,
+            context,
             memoryRevision,
             onAdded: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-added', messageId: message.id, toolCallId }),
             onChanged: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-updated', toolCallId }),
@@ -117,6 +141,12 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
           if (outcome.memoryRevision) memoryRevision = outcome.memoryRevision;
           // A refused memory update goes back to the model so it can condense and retry.
           if (tag.kind === 'memory' && outcome.status !== 'done') anotherRound = true;
+          expired = outcome.status === 'expired';
+        }
+        if (expired) {
+          // Nobody is there to answer: end the reply, act on nothing more, keep what was said.
+          save({ status: 'complete', error: 'This reply ended because an approval waited with no answer. Nothing was done; ask again when you are back.' });
+          break;
         }
         if (stopController.signal.aborted || !anotherRound) break;
 
