@@ -27,6 +27,7 @@ function splitBody(raw: string): { head: string; body: string | undefined } {
 /** Saves a Gmail draft (new, or a reply kept in its thread). Never sends: the person sends it from Gmail. */
 export default class CreateDraftTool extends Tool {
   readonly name = 'create_draft';
+  override readonly source = 'Google: Gmail';
   readonly description =
     'Save an email as a Gmail draft; it is NOT sent (the person reviews and sends it in Gmail). Fields: to, subject, body (last); or reply_to: <message id> and body to reply in that thread. Optional cc, account.';
   readonly examples = [

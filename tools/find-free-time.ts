@@ -6,6 +6,7 @@ import { googleServicesFor } from '../src/google/google-services.js';
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
 export default class FindFreeTimeTool extends Tool {
   readonly name = 'find_free_time';
+  override readonly source = 'Google: Calendar';
   readonly description =
     'Find free time in Google Calendar (read-only): days as for list_events (default the next 7 days), optional duration (default 30 min) and hours (default 09:00-18:00). Busy time of every authorized account counts unless one is named.';
   readonly examples = ['[TOOL:find_free_time]tomorrow for 1h[/TOOL]', '[TOOL:find_free_time]next week for 2 hours between 10:00 and 16:00[/TOOL]'];

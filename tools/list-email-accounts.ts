@@ -5,6 +5,7 @@ import { googleServicesFor } from '../src/google/google-services.js';
 /** The Google accounts the other Gmail and Calendar tools can use. */
 export default class ListEmailAccountsTool extends Tool {
   readonly name = 'list_email_accounts';
+  override readonly source = 'Google: Gmail';
   readonly description = 'List the Google accounts (Gmail and Calendar) Hearth is authorized to use.';
   readonly examples = ['[TOOL:list_email_accounts][/TOOL]'];
   override readonly timeoutMs = 2000;

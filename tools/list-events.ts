@@ -20,6 +20,7 @@ const cut = (text: string, length: number) => (text.length > length ? `${text.sl
 /** Read-only: the events of the primary calendar for a day or a range, grouped by day. */
 export default class ListEventsTool extends Tool {
   readonly name = 'list_events';
+  override readonly source = 'Google: Calendar';
   readonly description =
     'List Google Calendar events (read-only) for a day or range: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days". Default today. Optional account first.';
   readonly examples = ['[TOOL:list_events]tomorrow[/TOOL]', '[TOOL:list_events]2026-11-23 to 2026-11-29[/TOOL]'];

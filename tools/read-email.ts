@@ -8,6 +8,7 @@ import { accountAndValue, readToolInput } from '../src/google/tool-input.js';
 /** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
 export default class ReadEmailTool extends Tool {
   readonly name = 'read_email';
+  override readonly source = 'Google: Gmail';
   readonly description = 'Read one email by the id search_emails gave: headers and plain-text body. Optional account first when several are authorized.';
   readonly examples = ['[TOOL:read_email]18c2f0a1b2c3d4e5[/TOOL]', '[TOOL:read_email]me@example.com 18c2f0a1b2c3d4e5[/TOOL]'];
   override readonly timeoutMs = 30_000;

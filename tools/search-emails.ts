@@ -9,6 +9,7 @@ const cut = (text: string, length: number) => (text.length > length ? `${text.sl
 /** Gmail search: one short line per message, so the model can pick one to read. */
 export default class SearchEmailsTool extends Tool {
   readonly name = 'search_emails';
+  override readonly source = 'Google: Gmail';
   readonly description =
     'Search Gmail with Gmail query syntax (from:, to:, subject:, newer_than:7d, is:unread, has:attachment...). Returns one line per message: id | date | from | subject. With several accounts, put one first ("me@x.com: query") or all are searched. Optional max (default 10, up to 25) as separate lines: query: ... / max: 20.';
   readonly examples = ['[TOOL:search_emails]from:school newer_than:7d[/TOOL]', '[TOOL:search_emails]me@example.com: subject:invoice is:unread[/TOOL]'];
