@@ -15,6 +15,7 @@ import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
+import { googleServicesFromConfig } from './google/google-services.js';
 import { registerErrorHandlers } from './http/error-handlers.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerSessions } from './http/sessions.js';
@@ -80,7 +81,13 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
   const registry =
     dependencies.registry ??
-    (await loadTools(toolsFolder, { config, logger: app.log, now: () => new Date(), ...dependencies.toolServices }));
+    (await loadTools(toolsFolder, {
+      config,
+      logger: app.log,
+      now: () => new Date(),
+      google: googleServicesFromConfig(config, app.log),
+      ...dependencies.toolServices,
+    }));
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,

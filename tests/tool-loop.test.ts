@@ -2,16 +2,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import pino from 'pino';
-import { loadConfig } from '../src/config/config.js';
 import type { RecordedChatRequest, ScriptedReply } from './support/ollama-standin.js';
 import { startChatHarness } from './support/test-app.js';
-import { createTestRegistry } from './support/test-tools.js';
+import { createTestRegistry, testToolServices } from './support/test-tools.js';
 
-const logger = pino({ level: 'silent' });
 
 async function startToolChat(t: TestContext, environment: Record<string, string> = {}) {
-  const services = { config: loadConfig({}), logger, now: () => new Date('2026-11-22T10:00:00Z') };
+  const services = testToolServices(() => new Date('2026-11-22T10:00:00Z'));
   const { registry, sendNote } = createTestRegistry(services);
   const harness = await startChatHarness(t, { environment, dependencies: { registry } });
   const lastMessage = (request: RecordedChatRequest) => request.messages.at(-1)!.content;
@@ -255,7 +252,7 @@ test('an approved memory update after outside text is written; without outside t
 });
 
 test('an approval nobody answers expires: the card says so and the reply ends cleanly', async (t) => {
-  const services = { config: loadConfig({}), logger, now: () => new Date('2026-11-22T10:00:00Z') };
+  const services = testToolServices(() => new Date('2026-11-22T10:00:00Z'));
   const { registry, sendNote } = createTestRegistry(services);
   const { socket, standin, store, toolCalls, turnFinished, app } = await startChatHarness(t, { dependencies: { registry, approvalExpiryMs: 300 } });
   standin.enqueue(reply('[TOOL:send_note]hello[/TOOL]'), reply('should never be asked'));

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pino from 'pino';
-import { loadConfig } from '../src/config/config.js';
 import { cookieHeader, csrfTokenFrom, startChatHarness } from './support/test-app.js';
-import { createTestRegistry } from './support/test-tools.js';
+import { createTestRegistry, testToolServices } from './support/test-tools.js';
 
-const logger = pino({ level: 'silent' });
 
 test('the tools page lists every tool, shows "Always allow" ticks, and revoking one makes the tool ask again', async (t) => {
-  const services = { config: loadConfig({}), logger, now: () => new Date('2026-11-22T10:00:00Z') };
+  const services = testToolServices(() => new Date('2026-11-22T10:00:00Z'));
   const { registry, sendNote } = createTestRegistry(services);
   const { app, cookies, socket, standin, toolCalls, turnFinished } = await startChatHarness(t, { dependencies: { registry } });
 

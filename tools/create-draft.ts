@@ -2,7 +2,6 @@ import { Tool, ToolError, type ToolRunContext } from '../src/tools-engine/tool.j
 import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/google/draft-message.js';
 import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
 import { headerValue } from '../src/google/gmail-message.js';
-import { googleServicesFor } from '../src/google/google-services.js';
 import { pick, readToolInput } from '../src/google/tool-input.js';
 
 const headerKeys = ['to', 'cc', 'subject', 'reply_to', 'in_reply_to', 'reply_to_id', 'message_id', 'id', 'account'];
@@ -38,7 +37,7 @@ export default class CreateDraftTool extends Tool {
   override readonly actsOnWorld = true;
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
-    const google = googleServicesFor(this.services);
+    const google = this.services.google;
     const { head, body: lineBody } = splitBody(raw);
     const input = readToolInput(head, [...headerKeys, ...bodyKeys]);
     const body = lineBody ?? pick(input, ...bodyKeys);

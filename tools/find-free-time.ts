@@ -1,7 +1,6 @@
 import { Tool, type ToolRunContext } from '../src/tools-engine/tool.js';
 import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/google/calendar-days.js';
 import { readCalendarRequest } from '../src/google/calendar-request.js';
-import { googleServicesFor } from '../src/google/google-services.js';
 
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
 export default class FindFreeTimeTool extends Tool {
@@ -13,7 +12,7 @@ export default class FindFreeTimeTool extends Tool {
   override readonly timeoutMs = 30_000;
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
-    const google = googleServicesFor(this.services);
+    const google = this.services.google;
     const now = this.services.now();
     const request = readCalendarRequest(raw, google, { now, defaultDays: 7 });
     const zone = google.timeZone;

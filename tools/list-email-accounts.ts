@@ -1,6 +1,5 @@
 import { Tool } from '../src/tools-engine/tool.js';
 import { reauthorizeCommand } from '../src/google/google-errors.js';
-import { googleServicesFor } from '../src/google/google-services.js';
 
 /** The Google accounts the other Gmail and Calendar tools can use. */
 export default class ListEmailAccountsTool extends Tool {
@@ -11,7 +10,7 @@ export default class ListEmailAccountsTool extends Tool {
   override readonly timeoutMs = 2000;
 
   async run(): Promise<string> {
-    const accounts = googleServicesFor(this.services).listAccounts();
+    const accounts = this.services.google.listAccounts();
     if (accounts.length === 0) {
       return `No Google account is authorized yet. The person can add one by running \`${reauthorizeCommand()}\` on the Hearth computer.`;
     }

@@ -1,7 +1,6 @@
 import { Tool, type ToolRunContext } from '../src/tools-engine/tool.js';
 import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/google/calendar-days.js';
 import { readCalendarRequest } from '../src/google/calendar-request.js';
-import { googleServicesFor } from '../src/google/google-services.js';
 import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
 
 type CalendarEvent = calendar_v3.Schema$Event;
@@ -27,7 +26,7 @@ export default class ListEventsTool extends Tool {
   override readonly timeoutMs = 30_000;
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
-    const google = googleServicesFor(this.services);
+    const google = this.services.google;
     const request = readCalendarRequest(raw, google, { now: this.services.now(), defaultDays: 1 });
     const { start, end } = dayInterval(request.range, google.timeZone);
     const zone = google.timeZone;

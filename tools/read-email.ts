@@ -2,7 +2,6 @@ import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/
 import { formatDateTime } from '../src/google/calendar-days.js';
 import { attachmentNames, headerValue, messageBodyText } from '../src/google/gmail-message.js';
 import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
-import { googleServicesFor } from '../src/google/google-services.js';
 import { accountAndValue, readToolInput } from '../src/google/tool-input.js';
 
 /** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
@@ -23,7 +22,7 @@ export default class ReadEmailTool extends Tool {
   }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
-    const google = googleServicesFor(this.services);
+    const google = this.services.google;
     const input = readToolInput(raw, ['id', 'message_id', 'message', 'account']);
     const { account, value } = accountAndValue(input, google.listAccounts(), 'id', 'message_id', 'message');
     const id = value.trim().replace(/^id\s*[:=]?\s*/i, '');

@@ -1,7 +1,6 @@
 import { Tool, ToolError, type ToolRunContext } from '../src/tools-engine/tool.js';
 import { formatDateTime } from '../src/google/calendar-days.js';
 import { headerValue } from '../src/google/gmail-message.js';
-import { googleServicesFor } from '../src/google/google-services.js';
 import { accountAndValue, pick, readToolInput } from '../src/google/tool-input.js';
 
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
@@ -18,7 +17,7 @@ export default class SearchEmailsTool extends Tool {
   override readonly maxResultCharacters = 10_000;
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
-    const google = googleServicesFor(this.services);
+    const google = this.services.google;
     const input = readToolInput(raw, ['query', 'q', 'search', 'account', 'max', 'max_results', 'limit']);
     const { account, value: query } = accountAndValue(input, google.listAccounts(), 'query', 'q', 'search');
     const maxText = pick(input, 'max', 'max_results', 'limit');
@@ -35,7 +34,7 @@ export default class SearchEmailsTool extends Tool {
   }
 
   private async searchOne(account: string, query: string, max: number, signal: AbortSignal, labelled: boolean): Promise<string> {
-    const google = googleServicesFor(this.services);
+    const google = this.services.google;
     const gmail = await google.gmail(account);
     const explain = { account, service: 'Gmail' };
     const listed = await google.call(explain, () => gmail.users.messages.list({ userId: 'me', q: query, maxResults: max }, { signal }));

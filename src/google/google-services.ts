@@ -8,7 +8,7 @@ import type { OAuth2Client, Credentials } from 'google-auth-library';
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
 import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
 import type { Config } from '../config/config.js';
-import { ToolError, type ToolServices } from '../tools-engine/tool.js';
+import { ToolError } from '../tools-engine/tool.js';
 import { explainGoogleFailure, isInvalidGrant, reauthorizeCommand, reauthorizeMessage, type ExplainOptions } from './google-errors.js';
 import { GoogleSetupError, readOAuthClientFile } from './oauth-client-file.js';
 import { createTokenStore, type StoredTokens } from './token-store.js';
@@ -205,22 +205,4 @@ export function googleServicesFromConfig(config: Config, logger?: GoogleLogger):
     },
     logger,
   });
-}
-
-function isGoogleServices(value: unknown): value is GoogleServices {
-  return typeof value === 'object' && value !== null && typeof (value as GoogleServices).resolveAccounts === 'function';
-}
-
-/** Shared by all the tools built from the same services, so they share clients and caches. */
-const defaultServices = new WeakMap<ToolServices, GoogleServices>();
-
-/** `services.google` when given (tests inject one pointing at a stand-in), else one built from the config. */
-export function googleServicesFor(services: ToolServices): GoogleServices {
-  if (isGoogleServices(services.google)) return services.google;
-  let made = defaultServices.get(services);
-  if (!made) {
-    made = googleServicesFromConfig(services.config, services.logger);
-    defaultServices.set(services, made);
-  }
-  return made;
 }

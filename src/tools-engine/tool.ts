@@ -1,13 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config/config.js';
+// Types only: the Google modules themselves load when a Google tool first runs.
+import type { GoogleServices } from '../google/google-services.js';
 
 /** What a tool may use. Built once at start and handed to every tool's constructor. */
 export interface ToolServices {
   config: Config;
   logger: FastifyBaseLogger;
   now: () => Date;
-  /** Services added by later capabilities (Gmail, Calendar...), keyed by name. */
-  [service: string]: unknown;
+  /** Gmail and Calendar accounts, shared by every Google tool. */
+  google: GoogleServices;
 }
 
 export interface ToolRunContext {

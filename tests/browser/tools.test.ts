@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
 import pino from 'pino';
-import { loadConfig } from '../../src/config/config.js';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { createTestRegistry } from '../support/test-tools.js';
@@ -21,7 +20,7 @@ after(async () => {
 });
 
 function openToolChat(t: TestContext) {
-  const { registry, sendNote } = createTestRegistry({ config: loadConfig({}), logger: pino({ level: 'silent' }), now: () => new Date() });
+  const { registry, sendNote } = createTestRegistry();
   return openChat(t, browser, { app: { dependencies: { registry } } }).then((setup) => ({ ...setup, sendNote }));
 }
 

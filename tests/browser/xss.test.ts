@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import pino from 'pino';
-import { loadConfig } from '../../src/config/config.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { Tool } from '../../src/tools-engine/tool.js';
+import { testToolServices } from '../support/test-tools.js';
 import { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
 import { launchBrowser } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
@@ -71,7 +71,7 @@ async function stillLoggedIn(page: Page, baseUrl: string): Promise<boolean> {
 }
 
 test(`${xssPayloads.length} payloads through replies, thinking, tool results, titles, search and memory: none runs`, async (t) => {
-  const services = { config: loadConfig({}), logger: pino({ level: 'silent' }), now: () => new Date() };
+  const services = testToolServices();
   const registry = new ToolRegistry([new CorpusTool(services)]);
   const { page, baseUrl, test: app } = await openChat(t, browser, { app: { dependencies: { registry } }, context: { bypassCSP: true } });
   assert.ok(xssPayloads.length >= 30);

@@ -2,6 +2,9 @@ import CalculatorTool from '../../tools/calculator.js';
 import CurrentTimeTool from '../../tools/current-time.js';
 import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../../src/tools-engine/tool.js';
 import { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
+import { loadConfig } from '../../src/config/config.js';
+import { googleServicesFromConfig } from '../../src/google/google-services.js';
+import pino from 'pino';
 
 /** Tools with behaviour tests can script: a failure, a slow call, an action that needs approval, a hostile result. */
 export class FailingTool extends Tool {
@@ -71,7 +74,14 @@ export class InputErrorTool extends Tool {
   }
 }
 
-export function createTestRegistry(services: ToolServices) {
+/** What tools get in tests: a quiet logger, a fixed clock if given, Google accounts from the default config (none). */
+export function testToolServices(now: () => Date = () => new Date()): ToolServices {
+  const config = loadConfig({});
+  const logger = pino({ level: 'silent' });
+  return { config, logger, now, google: googleServicesFromConfig(config) };
+}
+
+export function createTestRegistry(services: ToolServices = testToolServices()) {
   const sendNote = new SendNoteTool(services);
   const registry = new ToolRegistry([
     new CalculatorTool(services),
