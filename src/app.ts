@@ -91,7 +91,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
-    registry,
+    describeTools: () => registry.describe(),
     memoryMaxBytes: config.memoryMaxBytes,
     maxToolRounds: config.maxToolRounds,
   });

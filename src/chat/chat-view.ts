@@ -1,3 +1,4 @@
+import { formatWhen } from '../http/format-when.js';
 import type { Eta } from 'eta';
 import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
@@ -94,18 +95,6 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     error: message.error,
     toolCalls: toolCalls.map(toToolCallView),
   };
-}
-
-// Built once: an Intl formatter costs tens of microseconds to create, and a page lists 100 items.
-const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
-const dayFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short' });
-const dayWithYearFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
-
-export function formatWhen(timestamp: number, now: number = Date.now()): string {
-  const date = new Date(timestamp);
-  const today = new Date(now);
-  if (date.toDateString() === today.toDateString()) return timeFormat.format(date);
-  return (date.getFullYear() === today.getFullYear() ? dayFormat : dayWithYearFormat).format(date);
 }
 
 export function toHistoryItemView(conversation: Conversation, currentId?: number): HistoryItemView {

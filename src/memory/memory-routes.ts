@@ -1,11 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { formatWhen } from '../chat/chat-view.js';
-import { defaultSystemPromptTemplate, type SystemPromptBuilder } from '../prompt/system-prompt.js';
+import { formatWhen } from '../http/format-when.js';
 import type { MemoryFile, MemorySnapshot } from './memory-file.js';
+
+/** The system prompt's template, edited on the same page (the prompt builder provides it). */
+export interface PromptTemplateFile {
+  readonly defaultTemplate: string;
+  readTemplate(): Promise<string>;
+  saveTemplate(text: string): Promise<void>;
+}
 
 export interface MemoryRoutesDependencies {
   memory: MemoryFile;
-  systemPrompt: SystemPromptBuilder;
+  systemPrompt: PromptTemplateFile;
 }
 
 interface MemoryPageState {
@@ -87,7 +93,7 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
   });
 
   app.post<{ Body: { template?: string; reset?: string } }>('/memory/prompt', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const template = request.body?.reset ? defaultSystemPromptTemplate : String(request.body?.template ?? '');
+    const template = request.body?.reset ? systemPrompt.defaultTemplate : String(request.body?.template ?? '');
     try {
       await systemPrompt.saveTemplate(template);
     } catch (error) {

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import { writeFileAtomically } from '../storage/atomic-file.js';
-import type { ToolRegistry } from '../tools-engine/tool-registry.js';
 
 /**
  * The system prompt is a plain template the person can edit (on the /memory page or in the
@@ -34,7 +33,8 @@ Only keep lasting facts the user would want remembered, and keep it short.`;
 
 export interface SystemPromptOptions {
   templateFile: string;
-  registry: ToolRegistry;
+  /** The tools part of the prompt, written fresh for each message (tools come and go). */
+  describeTools: () => string;
   memoryMaxBytes: number;
   maxToolRounds: number;
   now?: () => Date;
@@ -53,6 +53,7 @@ export function createSystemPromptBuilder(options: SystemPromptOptions) {
   }
 
   return {
+    defaultTemplate: defaultSystemPromptTemplate,
     readTemplate,
     async saveTemplate(text: string): Promise<void> {
       await writeFileAtomically(options.templateFile, text.replace(/\r\n/g, '\n'));
@@ -64,7 +65,7 @@ export function createSystemPromptBuilder(options: SystemPromptOptions) {
       const values: Record<string, string> = {
         date: date.toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone }),
         time_zone: timeZone,
-        tools: options.registry.describe() || '(none)',
+        tools: options.describeTools() || '(none)',
         tool_rounds: String(options.maxToolRounds),
         memory: memory.trim() || '(empty)',
         memory_max_bytes: String(options.memoryMaxBytes),
