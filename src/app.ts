@@ -23,6 +23,7 @@ import { registerStaticFiles } from './http/static-files.js';
 import { createTemplates, registerViews } from './http/views.js';
 import type { ChatModel } from './llm/chat-model.js';
 import { createMemoryFile } from './memory/memory-file.js';
+import { MemoryUpdateTool } from './memory/memory-update-tool.js';
 import { registerMemoryRoutes } from './memory/memory-routes.js';
 import { createSystemPromptBuilder } from './prompt/system-prompt.js';
 import { registerToolsRoutes } from './tools-page/tools-routes.js';
@@ -79,15 +80,14 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
-  const registry =
-    dependencies.registry ??
-    (await loadTools(toolsFolder, {
-      config,
-      logger: app.log,
-      now: () => new Date(),
-      google: googleServicesFromConfig(config, app.log),
-      ...dependencies.toolServices,
-    }));
+  const toolServices: ToolServices = {
+    config,
+    logger: app.log,
+    now: () => new Date(),
+    google: googleServicesFromConfig(config, app.log),
+    ...dependencies.toolServices,
+  };
+  const registry = dependencies.registry ?? (await loadTools(toolsFolder, toolServices));
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
@@ -103,7 +103,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     memory,
     logger: app.log,
     maxToolRounds: config.maxToolRounds,
-    toolCallRunner: createToolCallRunner({ registry, toolCalls, approvals, memory, logger: app.log }),
+    toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, approvals, logger: app.log }),
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
   });
   const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel });

@@ -26,6 +26,8 @@ export interface ToolCallView {
   status: ToolCallStatus;
   statusLabel: string;
   result: string;
+  /** The latest progress line while it runs. */
+  progress: string;
   long: boolean;
   resultSize: string;
   duration: string;
@@ -52,7 +54,8 @@ export function toToolCallView(call: StoredToolCall): ToolCallView {
     params: call.params,
     status: call.status,
     statusLabel: statusLabels[call.status],
-    result: call.result,
+    result: call.status === 'running' ? '' : call.result,
+    progress: call.status === 'running' ? call.result : '',
     long: call.result.length > 280 || call.result.split('\n').length > 6,
     resultSize: `${call.result.length.toLocaleString('en')} characters`,
     duration: call.durationMs === null ? '' : call.durationMs < 1000 ? `${call.durationMs} ms` : `${(call.durationMs / 1000).toFixed(1)} s`,

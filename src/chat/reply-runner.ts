@@ -6,7 +6,9 @@ import type { MemoryFile } from '../memory/memory-file.js';
 import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ToolCallScanner, type ScannedTag } from '../tools-engine/tool-call-scanner.js';
-import { finishedOutcome, memoryUpdateToolName, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
+import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
+import { finishedOutcome, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
+import type { ToolImage } from '../tools-engine/tool.js';
 import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 
@@ -77,6 +79,84 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     return turns;
   }
 
+  /** What every round of one turn shares. */
+  interface TurnSetup {
+    conversation: Conversation;
+    reply: ActiveReply;
+    system: ChatTurn;
+    think: boolean;
+    /** The model can see pictures (Ollama's `vision` capability). */
+    vision: boolean;
+    contextTokens: number;
+    stop: AbortSignal;
+    /** Writes the reply so far into the message being streamed. */
+    save(changes?: MessageChanges): void;
+  }
+
+  /** Streams one round into the reply's current message; returns the tags the model wrote. */
+  async function streamRound(setup: TurnSetup, images: ToolImage[]): Promise<ScannedTag[]> {
+    const { conversation, reply, save } = setup;
+    const history = historyFor(conversation.id, reply.messageId);
+    // Pictures a tool just returned go with its results, for a model that can see them.
+    const last = history.at(-1);
+    if (setup.vision && images.length > 0 && last?.role === 'user') last.images = images.map((image) => image.data);
+    const messages = fitToContext(setup.system, history, setup.contextTokens, replyReserveTokens);
+    const roundController = new AbortController();
+    const scanner = new ToolCallScanner();
+    const tags: ScannedTag[] = [];
+    let lastSave = Date.now();
+    const stream = await chatModel.streamReply({
+      model: conversation.model,
+      messages,
+      think: setup.think,
+      contextTokens: setup.contextTokens,
+      signal: AbortSignal.any([setup.stop, roundController.signal]),
+    });
+    const show = (visible: string, thinking: string) => {
+      if (!visible && !thinking) return;
+      reply.content += visible;
+      reply.thinking += thinking;
+      hub.publish(conversation.id, { type: 'delta', messageId: reply.messageId, content: visible, thinking });
+    };
+    for await (const chunk of stream) {
+      const step = scanner.push(chunk.content);
+      tags.push(...step.tags);
+      show(step.visible, chunk.thinking);
+      if (step.cut) {
+        // The model began to invent a result: cut generation at the call.
+        roundController.abort();
+        break;
+      }
+      if (Date.now() - lastSave >= saveIntervalMs) {
+        // raw differs from the shown text only once a tag was seen; skip the copy until then.
+        save({ raw: tags.length > 0 ? scanner.raw : null });
+        lastSave = Date.now();
+      }
+    }
+    const end = scanner.finish();
+    tags.push(...end.tags);
+    show(end.visible, '');
+    reply.content = reply.content.trimEnd();
+    save({ raw: tags.length > 0 ? scanner.raw : null });
+    return tags;
+  }
+
+  /** Memory, model details and system prompt for a new turn. */
+  async function prepareTurn(conversation: Conversation): Promise<{ system: ChatTurn; think: boolean; vision: boolean; contextTokens: number; memoryRevision: string }> {
+    const snapshot = await memory.read().catch((error: Error) => {
+      hub.publish(conversation.id, { type: 'notice', text: `${error.message} The reply goes on without memory.` });
+      return undefined;
+    });
+    const description = await chatModel.describeModel(conversation.model);
+    return {
+      system: { role: 'system', content: await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '') },
+      think: description.capabilities.includes('thinking'),
+      vision: description.capabilities.includes('vision'),
+      contextTokens: Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens),
+      memoryRevision: snapshot?.revision ?? '',
+    };
+  }
+
   async function runTurn(conversation: Conversation, firstMessage: StoredMessage): Promise<void> {
     const stopController = new AbortController();
     const reply: ActiveReply = {
@@ -87,22 +167,16 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       stop: () => stopController.abort(),
     };
     hub.begin(reply);
-    let message = firstMessage;
     const save = (changes: MessageChanges = {}) =>
-      store.updateMessage(message.id, { content: reply.content, thinking: reply.thinking, ...changes });
+      store.updateMessage(reply.messageId, { content: reply.content, thinking: reply.thinking, ...changes });
 
     try {
-      const snapshot = await memory.read().catch((error: Error) => {
-        hub.publish(conversation.id, { type: 'notice', text: `${error.message} The reply goes on without memory.` });
-        return undefined;
-      });
-      let memoryRevision = snapshot?.revision ?? '';
-      const description = await chatModel.describeModel(conversation.model);
-      const contextTokens = Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens);
-      const system: ChatTurn = { role: 'system', content: await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '') };
-
+      const prepared = await prepareTurn(conversation);
+      const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, ...prepared };
+      const turn = { memoryRevision: prepared.memoryRevision };
+      let images: ToolImage[] = [];
       for (let round = 1; ; round += 1) {
-        const tags = await streamRound();
+        const tags = await streamRound(setup, images);
         if (stopController.signal.aborted) {
           save({ status: 'stopped' });
           break;
@@ -111,8 +185,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
           save({ status: 'complete' });
           break;
         }
-        const toolTags = tags.filter((tag) => tag.kind === 'tool');
-        if (toolTags.length > 0 && round > dependencies.maxToolRounds) {
+        if (tags.some((tag) => tag.kind === 'tool') && round > dependencies.maxToolRounds) {
           save({
             status: 'complete',
             error: `Stopped after ${dependencies.maxToolRounds} tool rounds (MAX_TOOL_ROUNDS): the assistant kept calling tools. Ask again, more narrowly, or raise the limit.`,
@@ -120,84 +193,31 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
           break;
         }
         save({ status: 'complete' });
-        hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
+        hub.publish(conversation.id, { type: 'message-updated', messageId: reply.messageId });
 
-        // Every result the model has seen: a call copied out of one of them is refused.
-        const context = toolCallRunner.contextOf(conversation.id);
-        let anotherRound = toolTags.length > 0;
-        let expired = false;
-        for (const tag of tags) {
-          if (expired) break;
-          const outcome = await toolCallRunner.run({
-            tag,
-            messageId: message.id,
-            conversationId: conversation.id,
-            signal: stopController.signal,
-            context,
-            memoryRevision,
-            onAdded: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-added', messageId: message.id, toolCallId }),
-            onChanged: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-updated', toolCallId }),
-          });
-          if (outcome.memoryRevision) memoryRevision = outcome.memoryRevision;
-          // A refused memory update goes back to the model so it can condense and retry.
-          if (tag.kind === 'memory' && outcome.status !== 'done') anotherRound = true;
-          expired = outcome.status === 'expired';
-        }
-        if (expired) {
+        const messageId = reply.messageId;
+        const outcome = await toolCallRunner.runRound({
+          tags,
+          messageId,
+          conversationId: conversation.id,
+          signal: stopController.signal,
+          turn,
+          onAdded: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-added', messageId, toolCallId }),
+          onChanged: (toolCallId) => hub.publish(conversation.id, { type: 'tool-call-updated', toolCallId }),
+        });
+        if (outcome.expired) {
           // Nobody is there to answer: end the reply, act on nothing more, keep what was said.
           save({ status: 'complete', error: 'This reply ended because an approval waited with no answer. Nothing was done; ask again when you are back.' });
           break;
         }
-        if (stopController.signal.aborted || !anotherRound) break;
+        if (stopController.signal.aborted || !outcome.anotherRound) break;
+        images = outcome.images;
 
-        message = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
-        reply.messageId = message.id;
+        const next = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
+        reply.messageId = next.id;
         reply.content = '';
         reply.thinking = '';
-        hub.publish(conversation.id, { type: 'message-added', messageId: message.id });
-      }
-
-      /** Streams one round into `message`; returns the tags the model wrote. */
-      async function streamRound(): Promise<ScannedTag[]> {
-        const messages = fitToContext(system, historyFor(conversation.id, message.id), contextTokens, replyReserveTokens);
-        const roundController = new AbortController();
-        const scanner = new ToolCallScanner();
-        const tags: ScannedTag[] = [];
-        let lastSave = Date.now();
-        const stream = await chatModel.streamReply({
-          model: conversation.model,
-          messages,
-          think: description.capabilities.includes('thinking'),
-          contextTokens,
-          signal: AbortSignal.any([stopController.signal, roundController.signal]),
-        });
-        const show = (visible: string, thinking: string) => {
-          if (!visible && !thinking) return;
-          reply.content += visible;
-          reply.thinking += thinking;
-          hub.publish(conversation.id, { type: 'delta', messageId: message.id, content: visible, thinking });
-        };
-        for await (const chunk of stream) {
-          const step = scanner.push(chunk.content);
-          tags.push(...step.tags);
-          show(step.visible, chunk.thinking);
-          if (step.cut) {
-            // The model began to invent a result: cut generation at the call.
-            roundController.abort();
-            break;
-          }
-          if (Date.now() - lastSave >= saveIntervalMs) {
-            // raw differs from the shown text only once a tag was seen; skip the copy until then.
-            save({ raw: tags.length > 0 ? scanner.raw : null });
-            lastSave = Date.now();
-          }
-        }
-        const last = scanner.finish();
-        tags.push(...last.tags);
-        show(last.visible, '');
-        reply.content = reply.content.trimEnd();
-        save({ raw: tags.length > 0 ? scanner.raw : null });
-        return tags;
+        hub.publish(conversation.id, { type: 'message-added', messageId: next.id });
       }
     } catch (error) {
       if (stopController.signal.aborted) {
@@ -209,7 +229,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         save({ status: 'failed', error: text });
       }
     } finally {
-      hub.publish(conversation.id, { type: 'message-updated', messageId: message.id });
+      hub.publish(conversation.id, { type: 'message-updated', messageId: reply.messageId });
       hub.end(conversation.id);
     }
   }

@@ -4,6 +4,8 @@ import { describeLlmError, LlmError } from './llm-error.js';
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** base64 pictures, for models with the vision capability. */
+  images?: string[];
 }
 
 export interface ModelDescription {

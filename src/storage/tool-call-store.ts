@@ -52,6 +52,9 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
     'UPDATE tool_calls SET status = ?, result = ?, duration_ms = ?, updated_at = ? WHERE id = ?',
   );
   const updateStatus = database.prepare<[ToolCallStatus, number, number]>('UPDATE tool_calls SET status = ?, updated_at = ? WHERE id = ?');
+  const updateProgress = database.prepare<[string, number, number]>(
+    "UPDATE tool_calls SET result = ?, updated_at = ? WHERE id = ? AND status = 'running'",
+  );
   const select = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?');
   const byMessage = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE message_id = ? ORDER BY id');
   const byConversation = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE conversation_id = ? ORDER BY id');
@@ -67,6 +70,10 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
     },
     setStatus(id: number, status: ToolCallStatus): void {
       updateStatus.run(status, now(), id);
+    },
+    /** While a call runs, its result field holds the latest progress line; the result replaces it. */
+    setProgress(id: number, text: string): void {
+      updateProgress.run(text, now(), id);
     },
     get(id: number): StoredToolCall | undefined {
       const row = select.get(id);

@@ -12,10 +12,44 @@ export interface ToolServices {
   google: GoogleServices;
 }
 
+/** What the calls of one reply share (the memory revision the model saw, updated by its writes). */
+export interface TurnState {
+  memoryRevision: string;
+}
+
 export interface ToolRunContext {
   /** Aborted when the person presses Stop or the tool's time runs out. */
   signal: AbortSignal;
   conversationId: number;
+  turn: TurnState;
+  /** A short progress line ("3 of 10 files"), shown on the tool's card while it runs. */
+  reportProgress(text: string): void;
+}
+
+export interface ToolImage {
+  mimeType: string;
+  /** base64, as Ollama's `images` takes it. */
+  data: string;
+}
+
+/** A result with pictures: vision models see them; the text says they were there for the others. */
+export interface ToolOutput {
+  text: string;
+  images?: ToolImage[];
+}
+
+/** Whether a call waits for the person, and what it would change (shown on the card). */
+export interface ApprovalNeed {
+  ask: boolean;
+  preview?: string;
+  /** False where "Always allow" must not skip the question (memory updates after outside text). */
+  canAlwaysAllow: boolean;
+}
+
+/** What is known about the conversation when a call is about to run. */
+export interface CallSituation {
+  /** A result from outside (an email, a calendar, an MCP server) is in the conversation. */
+  outsideTextSeen: boolean;
 }
 
 /** A failure the model can act on: its message goes back to the model as the result. */
@@ -51,8 +85,13 @@ export abstract class Tool {
 
   constructor(protected readonly services: ToolServices) {}
 
+  /** Tools that act on the world ask first; a tool may decide per call and show what it would change. */
+  async approvalFor(_params: string, _situation: CallSituation): Promise<ApprovalNeed> {
+    return { ask: this.actsOnWorld, canAlwaysAllow: true };
+  }
+
   /** `params` is the raw text between the tags; parse it with parseToolParams. */
-  abstract run(params: string, context: ToolRunContext): Promise<string>;
+  abstract run(params: string, context: ToolRunContext): Promise<string | ToolOutput>;
 }
 
 export type ToolClass = new (services: ToolServices) => Tool;

@@ -100,6 +100,9 @@ export async function startGoogleHarness(t: TestContext, options: { accounts?: s
     directory,
     services,
     tool: (ToolClass) => new ToolClass(services),
-    run: (tool, params) => tool.run(params, { signal: new AbortController().signal, conversationId: 1 }),
+    run: async (tool, params) => {
+      const output = await tool.run(params, { signal: new AbortController().signal, conversationId: 1, turn: { memoryRevision: '' }, reportProgress: () => {} });
+      return typeof output === 'string' ? output : output.text;
+    },
   };
 }
