@@ -32,7 +32,8 @@ import { createSettingsStore } from './storage/settings-store.js';
 import { createToolCallStore } from './storage/tool-call-store.js';
 import { ApprovalDesk } from './tools-engine/approvals.js';
 import { createToolCallRunner } from './tools-engine/tool-call-runner.js';
-import { loadTools, toolsFolder, type ToolRegistry } from './tools-engine/tool-registry.js';
+import { FindToolsTool } from './tools-engine/find-tools-tool.js';
+import { findToolsName, loadTools, toolsFolder, type ToolRegistry } from './tools-engine/tool-registry.js';
 import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
@@ -88,10 +89,11 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     ...dependencies.toolServices,
   };
   const registry = dependencies.registry ?? (await loadTools(toolsFolder, toolServices));
+  if (!registry.find(findToolsName)) registry.add(new FindToolsTool(toolServices, registry));
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
-    describeTools: () => registry.describe(),
+    describeTools: () => registry.describe({ usage: toolCalls.usageCounts() }),
     memoryMaxBytes: config.memoryMaxBytes,
     maxToolRounds: config.maxToolRounds,
   });

@@ -58,6 +58,7 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
   const select = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?');
   const byMessage = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE message_id = ? ORDER BY id');
   const byConversation = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE conversation_id = ? ORDER BY id');
+  const countByName = database.prepare<[], { name: string; uses: number }>('SELECT name, COUNT(*) AS uses FROM tool_calls GROUP BY name');
   const closeInterrupted = database.prepare<[string, number]>(
     "UPDATE tool_calls SET status = 'failed', result = ?, updated_at = ? WHERE status IN ('awaiting-approval', 'running')",
   );
@@ -92,6 +93,8 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
       }
       return groups;
     },
+    /** How often each tool was called, for putting the most used first in the prompt. */
+    usageCounts: (): Map<string, number> => new Map(countByName.all().map((row) => [row.name, row.uses])),
     closeInterrupted: (reason: string): number => closeInterrupted.run(reason, now()).changes,
   };
 }

@@ -8,38 +8,130 @@ export const toolsFolder = fileURLToPath(new URL('../../tools/', import.meta.url
 
 export const normalizeToolName = (name: string): string => name.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
+/** A rough token count (about 3.5 characters a token), the same rule as the history's. */
+const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5);
+
+/** How much of the system prompt the tool list may take, whatever the number of tools. */
+export const defaultToolPromptBudgetTokens = 1200;
+
+export interface DescribeOptions {
+  budgetTokens?: number;
+  /** How often each tool was used: the most used are described first. */
+  usage?: ReadonlyMap<string, number>;
+}
+
+/** The tool that finds the others by what they do (its name is fixed: the prompt points at it). */
+export const findToolsName = 'find_tools';
+
+/** One tool as the model reads it: what it does, whether it asks first, and complete example calls. */
+export const describeTool = (tool: Tool): string => {
+  const approval = tool.actsOnWorld ? ' (asks the person for approval before it acts)' : '';
+  return `- ${tool.name}: ${tool.description}${approval}\n${tool.examples.map((example) => `  ${example}`).join('\n')}`;
+};
+
+/**
+ * Every tool the model can call: the classes in tools/ (fixed at start) and groups that come and
+ * go while Hearth runs (each MCP server's tools), found by name however the model writes it.
+ */
 export class ToolRegistry {
-  readonly #tools = new Map<string, Tool>();
+  readonly #fixed = new Map<string, Tool>();
+  readonly #groups = new Map<string, Map<string, Tool>>();
 
   constructor(tools: Tool[]) {
+    for (const tool of tools) this.add(tool);
+  }
+
+  /** Adds one fixed tool (a built-in made after the others, such as find_tools). */
+  add(tool: Tool): void {
+    const key = normalizeToolName(tool.name);
+    if (this.#fixed.has(key)) throw new Error(`Two tools are named "${tool.name}"`);
+    this.#fixed.set(key, tool);
+  }
+
+  /**
+   * Replaces a group's tools (an MCP server connected, changed its list, or went away). A name
+   * that another tool already has is left out and returned, so the caller can say so.
+   */
+  replaceGroup(group: string, tools: Tool[]): string[] {
+    this.#groups.delete(group);
+    const kept = new Map<string, Tool>();
+    const clashes: string[] = [];
     for (const tool of tools) {
       const key = normalizeToolName(tool.name);
-      if (this.#tools.has(key)) throw new Error(`Two tools are named "${tool.name}"`);
-      this.#tools.set(key, tool);
+      if (kept.has(key) || this.#lookup(key)) clashes.push(tool.name);
+      else kept.set(key, tool);
     }
+    if (kept.size > 0) this.#groups.set(group, kept);
+    return clashes;
+  }
+
+  #lookup(key: string): Tool | undefined {
+    const fixed = this.#fixed.get(key);
+    if (fixed) return fixed;
+    for (const group of this.#groups.values()) {
+      const tool = group.get(key);
+      if (tool) return tool;
+    }
+    return undefined;
   }
 
   /** Finds a tool however the model capitalised or spaced its name. */
   find(name: string): Tool | undefined {
-    return this.#tools.get(normalizeToolName(name));
+    return this.#lookup(normalizeToolName(name));
   }
 
   get all(): Tool[] {
-    return [...this.#tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+    const tools = [...this.#fixed.values()];
+    for (const group of this.#groups.values()) tools.push(...group.values());
+    return tools.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   get names(): string[] {
     return this.all.map((tool) => tool.name);
   }
 
-  /** The tool list as the system prompt shows it. */
-  describe(): string {
-    return this.all
-      .map((tool) => {
-        const approval = tool.actsOnWorld ? ' (asks the person for approval before it acts)' : '';
-        return `- ${tool.name}: ${tool.description}${approval}\n${tool.examples.map((example) => `  ${example}`).join('\n')}`;
-      })
-      .join('\n');
+  /**
+   * The tool list as the system prompt shows it, within a fixed budget: a 3B model cannot read
+   * sixty descriptions. The most used tools (then the built-in ones) are described in full;
+   * the rest are named while room remains, and find_tools tells how to call any of them.
+   */
+  describe(options: DescribeOptions = {}): string {
+    const budget = options.budgetTokens ?? defaultToolPromptBudgetTokens;
+    const usage = options.usage ?? new Map<string, number>();
+    const finder = this.#fixed.get(findToolsName);
+    const ranked = this.all
+      .filter((tool) => tool !== finder)
+      .sort(
+        (a, b) =>
+          (usage.get(b.name) ?? 0) - (usage.get(a.name) ?? 0) ||
+          Number(b.source === 'Built-in') - Number(a.source === 'Built-in') ||
+          a.name.localeCompare(b.name),
+      );
+    const texts = ranked.map(describeTool);
+    const costs = texts.map((text) => estimateTokens(text) + 1);
+    if (costs.reduce((sum, cost) => sum + cost, 0) <= budget) return texts.join('\n');
+
+    // Not everything fits: the finder first, then the most useful in full, then names.
+    const described = finder ? [describeTool(finder)] : [];
+    const intro = 'More tools (find_tools tells how to call them): ';
+    let room = budget - (finder ? estimateTokens(described[0]!) + 1 : 0) - estimateTokens(intro) - 8;
+    const reserveForNames = Math.min(200, Math.floor(room / 4));
+    let index = 0;
+    for (; index < ranked.length && costs[index]! <= room - reserveForNames; index += 1) {
+      described.push(texts[index]!);
+      room -= costs[index]!;
+    }
+    const named: string[] = [];
+    const rest = ranked.slice(index);
+    for (const tool of rest) {
+      const cost = estimateTokens(`${tool.name}, `);
+      if (cost > room - 4) break;
+      named.push(tool.name);
+      room -= cost;
+    }
+    const unnamed = rest.length - named.length;
+    if (rest.length > 0) described.push(`${intro}${named.join(', ')}${unnamed > 0 ? `${named.length > 0 ? ', ' : ''}and ${unnamed} more` : ''}.`);
+    return described.join('\n');
   }
 }
 
