@@ -110,3 +110,23 @@ test('the memory page is usable on a phone', async (t) => {
   assert.ok(save && save.height >= 40);
   assertNoPageErrors(page);
 });
+
+test('a memory update after an email was read shows its change on the approval card; Approve saves it', async (t) => {
+  const { page, test: app } = await openToolChat(t);
+  fs.writeFileSync(app.app.memory.file, '- likes tea\n- lives in Leeds\n');
+  app.standin.enqueue(
+    { content: '[TOOL:read_inbox][/TOOL]' },
+    { content: 'Noted. [MEMORY_UPDATE]- likes tea\n- lives in York\n[/MEMORY_UPDATE]' },
+  );
+  await send(page, 'Read my inbox, I moved to York');
+  const card = page.locator('.tool-call-card[data-tool="memory_update"]');
+  await card.locator('.tool-approval').waitFor();
+  assert.equal(await card.locator('.tool-call-change-added').innerText(), '+ - lives in York');
+  assert.equal(await card.locator('.tool-call-change-removed').innerText(), '- - lives in Leeds');
+  assert.equal(await card.locator('input[name="always"]').count(), 0, 'no "Always allow" for memory');
+  if (process.env.HEARTH_SCREENSHOTS) await page.screenshot({ path: process.env.HEARTH_SCREENSHOTS + '/memory-approval.png' });
+  await card.locator('button.tool-approve').click();
+  await page.locator('.tool-call-card[data-tool="memory_update"][data-status="done"]').waitFor();
+  assert.equal(fs.readFileSync(app.app.memory.file, 'utf8'), '- likes tea\n- lives in York');
+  assertNoPageErrors(page);
+});
