@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,6 +97,10 @@ test('filesystem server over stdio: list a folder, read a file; reads run withou
   // Plain text is the one required string argument.
   const read = toolNamed(manager, 'files.read_text_file');
   assert.equal(await read.run(path.join(folder, 'shopping.txt'), context()), 'eggs\nflour');
+  // One Stop signal serves a whole reply: finished calls must not leave listeners on it.
+  const replyStop = new AbortController();
+  for (let index = 0; index < 3; index++) await read.run(path.join(folder, 'shopping.txt'), context(replyStop.signal));
+  assert.equal(getEventListeners(replyStop.signal, 'abort').length, 0);
 
   const write = toolNamed(manager, 'files.write_file');
   assert.equal(write.actsOnWorld, true, 'write_file is not read-only, so the person is asked');

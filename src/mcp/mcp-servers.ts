@@ -242,9 +242,14 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
     }
     const timeoutMs = options.timeoutMs ?? connection.config.timeoutMs;
     const onProgress = options.onProgress;
+    if (options.signal?.aborted) throw new McpCallError('stopped by the person');
+    // The SDK never removes the abort listener it adds: give it a signal that lives for this call only.
+    const callStop = new AbortController();
+    const forwardStop = () => callStop.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', forwardStop, { once: true });
     try {
       const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal: options.signal,
+        signal: callStop.signal,
         timeout: timeoutMs,
         resetTimeoutOnProgress: true,
         ...(onProgress && {
@@ -263,6 +268,8 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
       // Streamable HTTP has no open connection to lose: a network failure is how a dead server shows.
       if (connection.transportKind !== 'stdio' && error instanceof TypeError) this.#connectionLost(connection, client, error);
       throw new McpCallError(`calling "${serverName}" failed: ${errorText(error)}`);
+    } finally {
+      options.signal?.removeEventListener('abort', forwardStop);
     }
   }
 
