@@ -182,6 +182,44 @@ test('everything server over Streamable HTTP: tools listed, a call works, Stop e
   assert.equal(progress[0]!.progress, 1);
 });
 
+test('an HTTP server that goes away: the call says so, and the server is marked down and retried', async (t) => {
+  const { url, kill } = await startEverythingOverHttp(t, 'streamableHttp');
+  const manager = await startServers(t, [httpServer('everything', url)]);
+  const echo = toolNamed(manager, 'everything.echo');
+  await kill();
+  const error = await rejection(echo.run('hello', context()));
+  assert.ok(error instanceof ToolError);
+  assert.match(error.message, /^calling "everything" failed: fetch failed$/);
+  await waitForStatus(manager, () => manager.status()[0]!.restarts >= 1 && manager.status()[0]!.state === 'down');
+  assert.match(manager.status()[0]!.lastError!, /^could not start: /);
+  assert.deepEqual(manager.tools(), []);
+});
+
+test('an HTTP server that restarted and forgot the session: Hearth initializes again by itself', async (t) => {
+  const first = await startEverythingOverHttp(t, 'streamableHttp');
+  const manager = await startServers(t, [httpServer('everything', first.url)]);
+  await first.kill();
+  await startEverythingOverHttp(t, 'streamableHttp', Number(new URL(first.url).port));
+  const error = await rejection(toolNamed(manager, 'everything.echo').run('hello', context()));
+  assert.match(error.message, /restarted and forgot this session; reconnecting/);
+  await waitForStatus(manager, () => manager.status()[0]!.state === 'up');
+  assert.equal(await toolNamed(manager, 'everything.echo').run('hello again', context()), 'Echo: hello again');
+});
+
+test('a call that outlives its time-out fails with a clear message and is cancelled on the server', async (t) => {
+  const folder = temporaryFolder(t);
+  const marker = path.join(folder, 'marker');
+  const manager = await startServers(t, [{ ...crashingServer({ MARKER_FILE: marker }), timeoutMs: 300 }]);
+  const wait = toolNamed(manager, 'crashy.wait');
+  assert.equal(wait.timeoutMs, 300, 'the engine uses the same time-out');
+  const error = await rejection(wait.run('', context()));
+  assert.ok(error instanceof ToolError);
+  assert.equal(error.message, 'no answer from "crashy" within 0.3 s');
+  const deadline = Date.now() + 5000;
+  while (!fs.existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(fs.readFileSync(marker, 'utf8'), 'cancelled');
+});
+
 test('a server that only speaks the older SSE transport is reached through the fallback', async (t) => {
   const { url } = await startEverythingOverHttp(t, 'sse');
   const manager = await startServers(t, [httpServer('legacy', url)]);

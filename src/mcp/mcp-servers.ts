@@ -98,6 +98,7 @@ const stderrTailCharacters = 4000;
 /** A server that stayed up this long starts its back-off from the beginning after the next crash. */
 const stableUptimeMs = 30_000;
 const exitWaitMs = 5000;
+const sessionEndWaitMs = 1000;
 
 export const sanitizeToolName = (name: string): string => name.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 64);
 const comparableName = (name: string) => name.toLowerCase().replace(/-/g, '_');
@@ -110,6 +111,8 @@ function cutDescription(text: string | undefined): string {
 function errorText(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().slice(0, 300);
 }
+
+const formatSeconds = (milliseconds: number) => `${Number((milliseconds / 1000).toFixed(milliseconds < 10_000 ? 1 : 0))} s`;
 
 function isAlive(pid: number): boolean {
   try {
@@ -259,14 +262,18 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
       return result as CallToolResult;
     } catch (error) {
       if (options.signal?.aborted) throw new McpCallError('stopped by the person');
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new McpCallError(`no answer from "${serverName}" within ${Math.round(timeoutMs / 1000)} s`);
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new McpCallError(`no answer from "${serverName}" within ${formatSeconds(timeoutMs)}`);
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         const reason = connection.stderrSummary() ?? connection.lastError;
         throw new McpCallError(`the MCP server "${serverName}" stopped during the call${reason ? ` (${reason})` : ''}; it is being restarted`);
       }
       if (error instanceof McpError) throw new McpCallError(`"${serverName}" answered with an error: ${defuseServerText(errorText(error.message))}`);
-      // Streamable HTTP has no open connection to lose: a network failure is how a dead server shows.
-      if (connection.transportKind !== 'stdio' && error instanceof TypeError) this.#connectionLost(connection, client, error);
+      // Streamable HTTP has no open connection to lose: a network failure is how a dead server shows,
+      // and 404 is how a restarted one says it forgot our session (the spec's cue to initialize again;
+      // some servers, the reference "everything" server among them, answer 400 "No valid session ID").
+      const sessionGone = error instanceof StreamableHTTPError && (error.code === 404 || (error.code === 400 && /session/i.test(error.message)));
+      if (connection.transportKind !== 'stdio' && (error instanceof TypeError || sessionGone)) this.#connectionLost(connection, client, error);
+      if (sessionGone) throw new McpCallError(`the MCP server "${serverName}" restarted and forgot this session; reconnecting, try again in a moment`);
       throw new McpCallError(`calling "${serverName}" failed: ${errorText(error)}`);
     } finally {
       options.signal?.removeEventListener('abort', forwardStop);
@@ -290,6 +297,10 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
         if (connection.state !== 'disabled') connection.state = 'stopped';
         connection.tools = [];
         try {
+          // Streamable HTTP: tell the server the session is over (DELETE), without holding up shutdown.
+          if (transport instanceof StreamableHTTPClientTransport && client) {
+            await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, sessionEndWaitMs).unref())]);
+          }
           // Client.close closes the transport: stdin closed, then SIGTERM, then SIGKILL (the SDK's shutdown order).
           if (client) await client.close();
           else if (transport) await transport.close();
@@ -415,6 +426,11 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
       const safe = sanitizeToolName(definition.name);
       if (!safe || taken.has(comparableName(safe))) {
         notes.push(`tool "${defuseServerText(definition.name).slice(0, 64)}" left out: its name clashes with another tool`);
+        continue;
+      }
+      if (definition.execution?.taskSupport === 'required') {
+        // Task-only tools answer "come back later"; Hearth's calls wait for the result.
+        notes.push(`tool "${safe}" left out: it only runs as a background task, which Hearth does not support`);
         continue;
       }
       if (tools.length >= maximumToolsPerServer) {

@@ -35,14 +35,15 @@ export async function freePort(): Promise<number> {
 }
 
 /** The everything server as its own process, over Streamable HTTP (`/mcp`) or the older SSE (`/sse`). */
-export async function startEverythingOverHttp(t: TestContext, transport: 'streamableHttp' | 'sse'): Promise<{ url: string; pid: number }> {
-  const port = await freePort();
+export async function startEverythingOverHttp(t: TestContext, transport: 'streamableHttp' | 'sse', port?: number): Promise<{ url: string; pid: number; kill: () => Promise<void> }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [everythingServerFile, transport], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  t.after(async () => {
+  const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
-  });
+  };
+  t.after(kill);
   child.stdout.resume();
   await new Promise<void>((resolve, reject) => {
     let output = '';
@@ -56,7 +57,7 @@ export async function startEverythingOverHttp(t: TestContext, transport: 'stream
     });
     child.once('exit', (code) => reject(new Error(`the everything server exited (${code}): ${output}`)));
   });
-  return { url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`, pid: child.pid! };
+  return { url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`, pid: child.pid!, kill };
 }
 
 /** Resolves when the condition holds, checked at each status change; fails after `timeoutMs`. */
