@@ -54,6 +54,14 @@ function toolNamed(manager: McpServerManager, name: string): McpTool {
 
 const context = (signal = new AbortController().signal) => ({ signal, conversationId: 1 });
 
+/** The marker file's text once the server has written it (or '' after 5 s). */
+async function markerText(file: string): Promise<string> {
+  const deadline = Date.now() + 5000;
+  const read = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  while (read() === '' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return read();
+}
+
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -215,9 +223,7 @@ test('a call that outlives its time-out fails with a clear message and is cancel
   const error = await rejection(wait.run('', context()));
   assert.ok(error instanceof ToolError);
   assert.equal(error.message, 'no answer from "crashy" within 0.3 s');
-  const deadline = Date.now() + 5000;
-  while (!fs.existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(fs.readFileSync(marker, 'utf8'), 'cancelled');
+  assert.equal(await markerText(marker), 'cancelled');
 });
 
 test('a server that only speaks the older SSE transport is reached through the fallback', async (t) => {
@@ -239,9 +245,7 @@ test('Stop sends notifications/cancelled: the server sees its call cancelled', a
   stop.abort();
   assert.equal((await rejection(call)).message, 'stopped by the person');
   // The notification is one line on the server's stdin; give it a moment to be read.
-  const deadline = Date.now() + 5000;
-  while (!fs.existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(fs.readFileSync(marker, 'utf8'), 'cancelled');
+  assert.equal(await markerText(marker), 'cancelled');
 });
 
 test('a server that crashes mid-call: the call fails with a clear message, the server is marked down, then restarted', async (t) => {
@@ -270,6 +274,17 @@ test('a server that fails at start shows its stderr as the error and is retried 
   assert.ok(status!.retryAt instanceof Date);
   await waitForStatus(manager, () => manager.status()[0]!.restarts >= 2 && manager.status()[0]!.state === 'down');
   assert.deepEqual(manager.tools(), []);
+});
+
+test('tool names from a server are made safe, clashes are left out with a note, descriptions are defused', async (t) => {
+  const manager = await startServers(t, [crashingServer()]);
+  const weird = toolNamed(manager, 'crashy.weird_name_');
+  assert.equal(weird.info.toolName, 'weird name]', 'the server is called with its own name');
+  assert.equal(await weird.run('', context()), 'weird');
+  assert.doesNotMatch(weird.description, /\[TOOL:/);
+  assert.match(weird.description, /⟦TOOL:crashy\.crash\]/);
+  assert.equal(manager.tools().filter((tool) => tool.name.toLowerCase() === 'crashy.ping').length, 1);
+  assert.deepEqual(manager.status()[0]!.notes, ['tool "PING" left out: its name clashes with another tool']);
 });
 
 test('tools/list_changed: a tool the server adds appears, and the app is told', async (t) => {

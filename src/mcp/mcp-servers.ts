@@ -177,10 +177,14 @@ class ServerConnection {
     };
   }
 
-  /** The last lines the server wrote to stderr: usually the reason it died. */
+  /**
+   * Why the server died, from what it wrote to stderr: the last line that reads like an error
+   * (a stack trace's "Error: …" rather than its "at …" lines), else the last line.
+   */
   stderrSummary(): string | undefined {
-    const lines = this.stderrTail.split('\n').map((line) => line.trim()).filter(Boolean);
-    return lines.length > 0 ? defuseServerText(lines.slice(-3).join(' | ')).slice(0, 300) : undefined;
+    const lines = this.stderrTail.split('\n').map((line) => line.trim()).filter((line) => line && !/^at\s|^Node\.js v\d/.test(line));
+    const reason = lines.findLast((line) => /error|fatal|exception|denied|refused|cannot|can't|failed|invalid|missing|not found|unauthori[sz]ed/i.test(line)) ?? lines.at(-1);
+    return reason === undefined ? undefined : defuseServerText(reason).slice(0, 300);
   }
 }
 
@@ -381,6 +385,9 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
         await this.#listTools(connection, client);
         connection.state = 'up';
         connection.lastError = undefined;
+        // From now on stderr explains a crash; start-up chatter (warnings, banners) would only blur it.
+        if (connection.stderrTail) this.#logger.debug({ server: config.name, stderr: connection.stderrTail }, 'MCP server start-up output');
+        connection.stderrTail = '';
         connection.upSince = Date.now();
         this.#logger.info({ server: config.name, transport: attempt.kind, tools: connection.tools.length }, 'MCP server up');
         this.#changed(true);
