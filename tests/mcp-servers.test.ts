@@ -8,6 +8,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import type { McpServerConfig } from '../src/mcp/mcp-config.js';
 import { McpServerManager, type McpProgress } from '../src/mcp/mcp-servers.js';
+import { startMcpServers } from '../src/mcp/mcp-setup.js';
 import { createMcpTools, type McpTool } from '../src/mcp/mcp-tool.js';
 import { ToolError } from '../src/tools-engine/tool.js';
 import {
@@ -15,6 +16,7 @@ import {
   descendantProcesses,
   everythingServer,
   filesystemServer,
+  filesystemServerFile,
   httpServer,
   isAlive,
   silentLogger,
@@ -82,6 +84,33 @@ test('start-up does not wait for servers: start() returns at once and the server
   assert.deepEqual(manager.tools(), []);
   await manager.whenStarted();
   assert.equal(manager.status()[0]!.state, 'up');
+});
+
+test('startMcpServers: a config with a typo starts the good servers and logs a line naming the bad entry', async (t) => {
+  const folder = temporaryFolder(t);
+  const file = path.join(folder, 'mcp.json');
+  fs.writeFileSync(file, JSON.stringify({
+    mcpServers: {
+      files: { command: process.execPath, args: [filesystemServerFile, '${NOTES_DIR}'] },
+      broken: { comand: 'npx' },
+    },
+  }));
+  const warnings: string[] = [];
+  const logger = { ...silentLogger, warn: (_object: object, message: string) => warnings.push(message) };
+  const { servers, problems } = startMcpServers(file, { NOTES_DIR: folder }, logger);
+  t.after(() => servers.close());
+  assert.equal(servers.status()[0]!.state, 'starting', 'start-up goes on while the server starts');
+  await servers.whenStarted();
+  assert.deepEqual(servers.status().map((status) => [status.name, status.state]), [['files', 'up']]);
+  assert.equal(problems.length, 2);
+  assert.deepEqual(warnings, problems);
+  assert.match(problems[0]!, /^mcp\.json, server "broken": unknown key "comand" \(did you mean "command"\?\)/);
+
+  fs.writeFileSync(file, '{"mcpServers": {');
+  const unreadable = startMcpServers(file, {}, logger);
+  assert.deepEqual(unreadable.servers.status(), []);
+  assert.match(unreadable.problems[0]!, /^mcp\.json: not valid JSON at line 1, column 17/);
+  await unreadable.servers.close();
 });
 
 test('filesystem server over stdio: list a folder, read a file; reads run without asking, writes ask first', async (t) => {

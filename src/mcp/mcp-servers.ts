@@ -156,6 +156,8 @@ class ServerConnection {
   upSince = 0;
   retryAt: Date | undefined;
   retryTimer: NodeJS.Timeout | undefined;
+  refreshing = false;
+  refreshAgain = false;
   /** Pids this connection started, waited for on close. */
   readonly childPids = new Set<number>();
 
@@ -358,6 +360,7 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
 
   async #connect(connection: ServerConnection): Promise<void> {
     const { config } = connection;
+    if (this.#closing) return;
     connection.state = 'starting';
     connection.retryAt = undefined;
     this.#changed(false);
@@ -460,14 +463,26 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
     connection.notes = notes;
   }
 
+  /** On tools/list_changed: one refresh at a time, and one more if the list changed again meanwhile. */
   async #refreshTools(connection: ServerConnection, client: Client): Promise<void> {
-    if (connection.client !== client || this.#closing) return;
+    if (connection.refreshing) {
+      connection.refreshAgain = true;
+      return;
+    }
+    connection.refreshing = true;
     try {
-      await this.#listTools(connection, client);
-      this.#logger.info({ server: connection.config.name, tools: connection.tools.length }, 'MCP tool list changed');
-      this.#changed(true);
+      do {
+        connection.refreshAgain = false;
+        if (connection.client !== client || this.#closing) return;
+        await this.#listTools(connection, client);
+        if (connection.client !== client || this.#closing) return;
+        this.#logger.info({ server: connection.config.name, tools: connection.tools.length }, 'MCP tool list changed');
+        this.#changed(true);
+      } while (connection.refreshAgain);
     } catch (error) {
       this.#logger.warn({ server: connection.config.name, err: error }, 'MCP tool list refresh failed');
+    } finally {
+      connection.refreshing = false;
     }
   }
 
