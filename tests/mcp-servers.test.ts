@@ -295,6 +295,18 @@ test('a server that crashes mid-call: the call fails with a clear message, the s
   assert.match(await toolNamed(manager, 'crashy.ping').run('', context()), new RegExp(`^pong from ${status!.pid}$`));
 });
 
+test('restart() replaces the server process at once and leaves the old one stopped', async (t) => {
+  const manager = await startServers(t, [crashingServer()]);
+  const firstPid = manager.status()[0]!.pid!;
+  await manager.restart('crashy');
+  const [status] = manager.status();
+  assert.equal(status!.state, 'up');
+  assert.equal(status!.restarts, 1);
+  assert.notEqual(status!.pid, firstPid);
+  assert.equal(isAlive(firstPid), false);
+  assert.match(await toolNamed(manager, 'crashy.ping').run('', context()), new RegExp(`^pong from ${status!.pid}$`));
+});
+
 test('a server that fails at start shows its stderr as the error and is retried with growing back-off', async (t) => {
   const manager = await startServers(t, [crashingServer({ FAIL_AT_START: 'error: HA_TOKEN rejected' })], { initialRestartDelayMs: 50, maxRestartDelayMs: 200 });
   const [status] = manager.status();

@@ -286,6 +286,31 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
     }
   }
 
+  /** Starts one server again now (a Restart button), with its back-off reset. Resolves when it is up or down. */
+  async restart(serverName: string): Promise<void> {
+    const connection = this.#connections.get(serverName);
+    if (!connection || !connection.config.enabled || this.#closing || connection.state === 'starting') return;
+    clearTimeout(connection.retryTimer);
+    connection.retryTimer = undefined;
+    const { client } = connection;
+    connection.client = undefined;
+    connection.tools = [];
+    connection.state = 'starting';
+    this.#changed(true);
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+    }
+    const pid = connection.pid;
+    if (pid !== undefined && connection.childPids.has(pid)) {
+      await ensureExited(pid);
+      connection.childPids.delete(pid);
+    }
+    connection.failedAttempts = 0;
+    connection.restarts += 1;
+    await this.#connect(connection);
+  }
+
   /** Stops every server and waits until each child process has exited. */
   async close(): Promise<void> {
     this.#closing = true;
