@@ -64,6 +64,13 @@ async function markerText(file: string): Promise<string> {
   return read();
 }
 
+/** SIGKILL cannot be refused, but a busy machine may take a moment to carry it out: wait up to 2 s. */
+async function stillAliveAfterKill(pid: number): Promise<boolean> {
+  const deadline = Date.now() + 2000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  return isAlive(pid);
+}
+
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -335,6 +342,23 @@ test('tools/list_changed: a tool the server adds appears, and the app is told', 
   await toolNamed(manager, 'crashy.add_tool').run('', context());
   await changed;
   assert.equal(await toolNamed(manager, 'crashy.extra').run('', context()), 'extra');
+});
+
+test('a server started through a wrapper leaves no grandchild behind, on close() or when it crashes', async (t) => {
+  const folder = temporaryFolder(t);
+  const pidFile = path.join(folder, 'grandchild');
+  const manager = await startServers(t, [crashingServer({ GRANDCHILD_PID_FILE: pidFile })]);
+  const helper = Number(await markerText(pidFile));
+  assert.equal(isAlive(helper), true);
+  await rejection(toolNamed(manager, 'crashy.crash').run('', context()));
+  await waitForStatus(manager, () => manager.status()[0]!.state === 'up');
+  assert.equal(await stillAliveAfterKill(helper), false, 'the crashed server\'s helper went with it');
+
+  const restartedHelper = Number(await markerText(pidFile));
+  assert.notEqual(restartedHelper, helper);
+  assert.equal(isAlive(restartedHelper), true);
+  await manager.close();
+  assert.equal(await stillAliveAfterKill(restartedHelper), false, 'close() stopped the helper, which ignores SIGTERM');
 });
 
 test('close() stops every child process, including servers still starting, and leaves none behind', async (t) => {

@@ -4,10 +4,8 @@
  * back-off when it dies, and stopped on close() with no child process left behind.
  */
 import { EventEmitter } from 'node:events';
-import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -20,6 +18,7 @@ import {
 import type { InputSchema } from './mcp-arguments.js';
 import type { McpServerConfig } from './mcp-config.js';
 import { defuseServerText } from './mcp-results.js';
+import { StdioProcessTransport } from './stdio-process-transport.js';
 
 export type McpServerState = 'disabled' | 'starting' | 'up' | 'down' | 'stopped';
 export type McpTransportKind = 'stdio' | 'streamable-http' | 'sse';
@@ -332,7 +331,7 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
           if (transport instanceof StreamableHTTPClientTransport && client) {
             await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, sessionEndWaitMs).unref())]);
           }
-          // Client.close closes the transport: stdin closed, then SIGTERM, then SIGKILL (the SDK's shutdown order).
+          // Client.close closes the transport: stdin closed, then SIGTERM, then SIGKILL, to the server's whole process group.
           if (client) await client.close();
           else if (transport) await transport.close();
         } catch (error) {
@@ -357,7 +356,7 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
         {
           kind: 'stdio',
           create: () => {
-            const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'pipe' });
+            const transport = new StdioProcessTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
             // Note the child as soon as it exists, so close() during start-up still waits for it to exit.
             const start = transport.start.bind(transport);
             transport.start = async () => {
@@ -367,7 +366,7 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
                 connection.childPids.add(transport.pid);
               }
             };
-            (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => {
+            transport.stderr.on('data', (chunk: Buffer) => {
               connection.stderrTail = (connection.stderrTail + chunk.toString('utf8')).slice(-stderrTailCharacters);
             });
             return transport;
@@ -422,7 +421,7 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
         return;
       } catch (error) {
         failure = error;
-        const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+        const pid = transport instanceof StdioProcessTransport ? transport.pid : null;
         client.onclose = undefined;
         await client.close().catch(() => undefined);
         if (pid !== null) {

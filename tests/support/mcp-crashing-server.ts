@@ -5,8 +5,10 @@
  *   wait      → runs until cancelled; on notifications/cancelled it writes "cancelled" to $MARKER_FILE
  *   add_tool  → registers a tool named "extra", which makes the SDK send tools/list_changed
  *   "weird name]", "PING" → a name to make safe, and one that clashes with "ping"
+ * With GRANDCHILD_PID_FILE it starts a stubborn helper process (as npx or a shell wrapper would) and writes its pid there.
  * With FAIL_AT_START set it writes that text to stderr and exits before speaking MCP.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -14,6 +16,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 if (process.env.FAIL_AT_START) {
   process.stderr.write(`${process.env.FAIL_AT_START}\n`);
   process.exit(2);
+}
+
+if (process.env.GRANDCHILD_PID_FILE) {
+  // A helper process that ignores SIGTERM and has no stdin to lose: it outlives its parent unless its group is stopped.
+  const helper = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);"], { stdio: 'ignore' });
+  fs.writeFileSync(process.env.GRANDCHILD_PID_FILE, String(helper.pid));
 }
 
 const server = new McpServer({ name: 'crashing-test-server', version: '1.0.0' });

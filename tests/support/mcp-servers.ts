@@ -78,10 +78,16 @@ export function waitForStatus(manager: McpServerManager, condition: () => boolea
   });
 }
 
+/** Running, as opposed to gone or a zombie (killed, waiting for its new parent, init, to reap it). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
