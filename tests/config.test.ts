@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
@@ -42,3 +43,12 @@ for (const [environment, variable, problem] of badValues) {
     );
   });
 }
+
+test('MCP_CONFIG defaults to ./mcp.json beside the server, may point elsewhere, and may not be a folder', () => {
+  assert.equal(loadConfig({}, '/srv/hearth').mcpConfig, path.resolve('/srv/hearth/mcp.json'));
+  assert.equal(loadConfig({ MCP_CONFIG: 'config/servers.json' }, '/srv/hearth').mcpConfig, path.resolve('/srv/hearth/config/servers.json'));
+  assert.throws(
+    () => loadConfig({ MCP_CONFIG: os.tmpdir() }),
+    (error: unknown) => error instanceof ConfigError && error.variable === 'MCP_CONFIG' && /is a folder/.test(error.message),
+  );
+});

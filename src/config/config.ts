@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
 
@@ -27,6 +28,8 @@ export interface Config {
   googleOAuthAuthUrl: string | undefined;
   googleOAuthTokenUrl: string | undefined;
   googleOAuthRevokeUrl: string | undefined;
+  /** The MCP server list (mcp.json convention); a missing file means no MCP servers. */
+  mcpConfig: string;
   logLevel: string;
   trustProxy: string | undefined;
   tlsCert: string | undefined;
@@ -122,6 +125,11 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
   }
 
   const dataDir = filePath(env, 'DATA_DIR', './data', cwd);
+  const mcpConfig = filePath(env, 'MCP_CONFIG', './mcp.json', cwd);
+  // The file's contents are checked by loadMcpConfig, which never stops start-up; a folder here is a plain mistake.
+  if (fs.statSync(mcpConfig, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError('MCP_CONFIG', `"${mcpConfig}" is a folder; point it at a JSON file such as ./mcp.json`);
+  }
   return {
     host,
     port: integer(env, 'PORT', 8888, 0, 65535),
@@ -143,6 +151,7 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     googleOAuthAuthUrl: optionalUrl(env, 'GOOGLE_OAUTH_AUTH_URL'),
     googleOAuthTokenUrl: optionalUrl(env, 'GOOGLE_OAUTH_TOKEN_URL'),
     googleOAuthRevokeUrl: optionalUrl(env, 'GOOGLE_OAUTH_REVOKE_URL'),
+    mcpConfig,
     logLevel,
     trustProxy: text(env, 'TRUST_PROXY'),
     tlsCert: tlsCert && path.resolve(cwd, tlsCert),
