@@ -10,8 +10,9 @@ import { createMcpTools } from '../src/mcp/mcp-tool.js';
 import { ToolRegistry } from '../src/tools-engine/tool-registry.js';
 import { filesystemServer, silentLogger } from './support/mcp-servers.js';
 import { startChatHarness } from './support/test-app.js';
+import { testToolServices } from './support/test-tools.js';
 
-const services = { config: loadConfig({}), logger: pino({ level: 'silent' }), now: () => new Date() };
+const services = testToolServices();
 
 /** A chat whose only tools are the filesystem MCP server's, on a temporary folder. */
 async function startFilesChat(t: TestContext) {
@@ -35,7 +36,7 @@ test('in a chat: an MCP read tool runs without asking, and what the file says st
   socket.send({ type: 'send', message: 'What is on my list?' });
   await turnFinished();
 
-  assert.match(standin.requests[0]!.messages[0]!.content, /- files\.read_text_file: .*Arguments: \{"path": string \(required\)/, 'the system prompt lists the MCP tool');
+  assert.match(standin.requests[0]!.messages[0]!.content, /- files\.read_text_file: Read the complete contents of a file.*\n  \[TOOL:files\.read_text_file\]\{"path": "…"\}\[\/TOOL\]/, 'the system prompt lists the MCP tool with an example call');
   assert.deepEqual(toolCalls.listForConversation(1).map((call) => [call.name, call.status]), [['files.read_text_file', 'done']]);
   const result = lastMessage(1);
   assert.match(result, /<tool_result name="files\.read_text_file" status="done">\nMilk, eggs\./);

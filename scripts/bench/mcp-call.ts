@@ -13,6 +13,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
+import { googleServicesFromConfig } from '../../src/google/google-services.js';
+
+const config = loadConfig({});
 import { McpArgumentReader } from '../../src/mcp/mcp-arguments.js';
 import { describeCallToolResult } from '../../src/mcp/mcp-results.js';
 import { McpServerManager } from '../../src/mcp/mcp-servers.js';
@@ -38,8 +41,8 @@ try {
   servers.start();
   await servers.whenStarted();
   await bare.connect(new StdioClientTransport({ command: process.execPath, args: [serverFile, folder], stderr: 'pipe' }));
-  const tool = createMcpTools(servers, { config: loadConfig({}), logger: pino({ level: 'silent' }), now: () => new Date() }).find((candidate) => candidate.name === 'files.read_text_file')!;
-  const context = { signal: new AbortController().signal, conversationId: 1 };
+  const tool = createMcpTools(servers, { config, logger: pino({ level: 'silent' }), now: () => new Date(), google: googleServicesFromConfig(config) }).find((candidate) => candidate.name === 'files.read_text_file')!;
+  const context = { signal: new AbortController().signal, conversationId: 1, turn: { memoryRevision: '', vision: false }, reportProgress: () => {} };
 
   const viaHearth = async () => {
     const started = performance.now();

@@ -173,7 +173,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     try {
       const prepared = await prepareTurn(conversation);
       const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, ...prepared };
-      const turn = { memoryRevision: prepared.memoryRevision };
+      const turn = { memoryRevision: prepared.memoryRevision, vision: prepared.vision };
       let images: ToolImage[] = [];
       for (let round = 1; ; round += 1) {
         const tags = await streamRound(setup, images);

@@ -2,15 +2,16 @@
  * One MCP tool as a Hearth tool: the engine finds it by `<server>.<tool>`, asks before it acts
  * unless the server marks it read-only or mcp.json allows it, and gets back defused text.
  */
-import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../tools-engine/tool.js';
+import { Tool, ToolError, type ToolOutput, type ToolRunContext, type ToolServices } from '../tools-engine/tool.js';
 import { McpArgumentReader, describeArguments, type InputSchema } from './mcp-arguments.js';
 import { describeCallToolResult, defuseServerText, type McpToolOutput } from './mcp-results.js';
 import { McpCallError, type McpProgress, type McpServerManager, type McpToolInfo } from './mcp-servers.js';
 
-/** The engine's run context, plus what an MCP call can use when the engine offers it. */
-export interface McpToolRunContext extends ToolRunContext {
-  /** Progress notifications from the server, for the tool card. */
-  onProgress?: (progress: McpProgress) => void;
+/** A progress notification as the tool card shows it: "Reading files (3 of 10)". */
+export function describeProgress(update: McpProgress): string {
+  const amount = update.total !== undefined ? `${update.progress} of ${update.total}` : String(update.progress);
+  const message = update.message ? defuseServerText(update.message).slice(0, 160) : '';
+  return message ? `${message} (${amount})` : `Progress: ${amount}`;
 }
 
 export interface McpToolDependencies {
@@ -75,13 +76,14 @@ export class McpTool extends Tool {
     this.actsOnWorld = !(info.readOnly || info.allowedByConfig);
   }
 
-  /** Text only (images described as omitted): the engine's Tool.run contract. */
-  async run(params: string, context: McpToolRunContext): Promise<string> {
-    return (await this.runForModel(params, context, { vision: false })).text;
+  /** Pictures go along only for a model that can see them; for the others the text says they were left out. */
+  async run(params: string, context: ToolRunContext): Promise<string | ToolOutput> {
+    const output = await this.runForModel(params, context, { vision: context.turn.vision });
+    return output.images.length > 0 ? { text: output.text, images: output.images } : output.text;
   }
 
   /** Text plus images, for a model that can see them. Throws ToolError with a message for the model. */
-  async runForModel(params: string, context: McpToolRunContext, options: { vision: boolean }): Promise<McpToolOutput> {
+  async runForModel(params: string, context: ToolRunContext, options: { vision: boolean }): Promise<McpToolOutput> {
     const reading = this.dependencies.argumentReader.read(this.name, params, this.info.inputSchema);
     if (!reading.ok) throw new ToolError(reading.message);
     let result;
@@ -89,7 +91,7 @@ export class McpTool extends Tool {
       result = await this.dependencies.servers.callTool(this.info.server, this.info.toolName, reading.arguments, {
         signal: context.signal,
         timeoutMs: this.timeoutMs,
-        onProgress: context.onProgress,
+        onProgress: (update) => context.reportProgress(describeProgress(update)),
       });
     } catch (error) {
       if (error instanceof McpCallError) throw new ToolError(error.message);

@@ -23,10 +23,17 @@ export interface DescribeOptions {
 /** The tool that finds the others by what they do (its name is fixed: the prompt points at it). */
 export const findToolsName = 'find_tools';
 
+/** A description's first sentence, cut to a line: enough to choose a tool by; find_tools gives the rest. */
+function briefly(description: string): string {
+  const sentence = /^[\s\S]*?[.!?](?=\s|$)/.exec(description)?.[0] ?? description;
+  return sentence.length > 140 ? `${sentence.slice(0, 139)}…` : sentence;
+}
+
 /** One tool as the model reads it: what it does, whether it asks first, and complete example calls. */
-export const describeTool = (tool: Tool): string => {
+export const describeTool = (tool: Tool, brief = false): string => {
   const approval = tool.actsOnWorld ? ' (asks the person for approval before it acts)' : '';
-  return `- ${tool.name}: ${tool.description}${approval}\n${tool.examples.map((example) => `  ${example}`).join('\n')}`;
+  const description = brief ? briefly(tool.description) : tool.description;
+  return `- ${tool.name}: ${description}${approval}\n${tool.examples.map((example) => `  ${example}`).join('\n')}`;
 };
 
 /**
@@ -105,13 +112,18 @@ export class ToolRegistry {
         (a, b) =>
           (usage.get(b.name) ?? 0) - (usage.get(a.name) ?? 0) ||
           Number(b.source === 'Built-in') - Number(a.source === 'Built-in') ||
+          // Reading tools first: asked about more often, and harmless when a model calls one by mistake.
+          Number(a.actsOnWorld) - Number(b.actsOnWorld) ||
           a.name.localeCompare(b.name),
       );
-    const texts = ranked.map(describeTool);
-    const costs = texts.map((text) => estimateTokens(text) + 1);
-    if (costs.reduce((sum, cost) => sum + cost, 0) <= budget) return texts.join('\n');
+    const full = ranked.map((tool) => describeTool(tool));
+    const fullCost = full.reduce((sum, text) => sum + estimateTokens(text) + 1, 0);
+    if (fullCost <= budget) return full.join('\n');
 
-    // Not everything fits: the finder first, then the most useful in full, then names.
+    // Not everything fits: first sentences only, the finder first, the most useful next, then names.
+    const texts = ranked.map((tool) => describeTool(tool, true));
+    const costs = texts.map((text) => estimateTokens(text) + 1);
+
     const described = finder ? [describeTool(finder)] : [];
     const intro = 'More tools (find_tools tells how to call them): ';
     let room = budget - (finder ? estimateTokens(described[0]!) + 1 : 0) - estimateTokens(intro) - 8;

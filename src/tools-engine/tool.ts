@@ -12,9 +12,12 @@ export interface ToolServices {
   google: GoogleServices;
 }
 
-/** What the calls of one reply share (the memory revision the model saw, updated by its writes). */
+/** What the calls of one reply share. */
 export interface TurnState {
+  /** The memory revision the model saw, moved on by its own writes. */
   memoryRevision: string;
+  /** The model can see pictures: tools may return them (ToolOutput.images). */
+  vision: boolean;
 }
 
 export interface ToolRunContext {

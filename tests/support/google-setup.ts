@@ -101,7 +101,7 @@ export async function startGoogleHarness(t: TestContext, options: { accounts?: s
     services,
     tool: (ToolClass) => new ToolClass(services),
     run: async (tool, params) => {
-      const output = await tool.run(params, { signal: new AbortController().signal, conversationId: 1, turn: { memoryRevision: '' }, reportProgress: () => {} });
+      const output = await tool.run(params, { signal: new AbortController().signal, conversationId: 1, turn: { memoryRevision: '', vision: false }, reportProgress: () => {} });
       return typeof output === 'string' ? output : output.text;
     },
   };
