@@ -24,6 +24,8 @@ import { createTemplates, registerViews } from './http/views.js';
 import type { ChatModel } from './llm/chat-model.js';
 import { createMemoryFile } from './memory/memory-file.js';
 import { MemoryUpdateTool } from './memory/memory-update-tool.js';
+import { linkMcpToolsToRegistry } from './mcp/mcp-registry-link.js';
+import { startMcpServers, type McpSetup } from './mcp/mcp-setup.js';
 import { registerMemoryRoutes } from './memory/memory-routes.js';
 import { createSystemPromptBuilder } from './prompt/system-prompt.js';
 import { registerToolsRoutes } from './tools-page/tools-routes.js';
@@ -48,6 +50,10 @@ export interface AppDependencies {
   registry?: ToolRegistry;
   /** Extra services for tools (Gmail...), merged into what every tool receives. */
   toolServices?: Partial<ToolServices>;
+  /** MCP servers (tests give their own); by default started from MCP_CONFIG. */
+  mcp?: McpSetup;
+  /** Where `${VAR}` in mcp.json is looked up (default: process.env). */
+  environment?: Record<string, string | undefined>;
   /** How long an approval card waits for an answer (tests shorten it). */
   approvalExpiryMs?: number;
   /** Login attempts per address per window (tests lower it). */
@@ -90,6 +96,9 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   };
   const registry = dependencies.registry ?? (await loadTools(toolsFolder, toolServices));
   if (!registry.find(findToolsName)) registry.add(new FindToolsTool(toolServices, registry));
+  // Servers start in the background: start-up is not delayed by a slow or broken one.
+  const mcp = dependencies.mcp ?? startMcpServers(config.mcpConfig, dependencies.environment ?? process.env, app.log);
+  const unlinkMcp = linkMcpToolsToRegistry(mcp.servers, registry, toolServices, app.log);
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
@@ -142,7 +151,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     authenticated.addHook('preHandler', requireLogin);
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
-    registerToolsRoutes(authenticated, { registry, approvals });
+    registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
       registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets });
@@ -152,7 +161,9 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer);
     await hub.stopAll();
+    unlinkMcp();
+    await mcp.servers.close();
   });
 
-  return Object.assign(app, { hub, registry, memory });
+  return Object.assign(app, { hub, registry, memory, mcp });
 }

@@ -60,6 +60,7 @@ export class McpTool extends Tool {
   override readonly timeoutMs: number;
   override readonly actsOnWorld: boolean;
   override readonly maxResultCharacters = mcpResultCharacters;
+  override readonly source: string;
 
   constructor(
     services: ToolServices,
@@ -68,6 +69,7 @@ export class McpTool extends Tool {
   ) {
     super(services);
     this.name = info.name;
+    this.source = `MCP: ${info.server}`;
     const about = info.description || `Tool "${info.toolName}" of the ${info.server} MCP server.`;
     // Argument names come from the server too: defused like its description.
     this.description = defuseServerText(`${about} Arguments: ${describeArguments(info.inputSchema)}`);

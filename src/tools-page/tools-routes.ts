@@ -1,10 +1,40 @@
 import type { FastifyInstance } from 'fastify';
+import type { McpSetup } from '../mcp/mcp-setup.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import type { ToolRegistry } from '../tools-engine/tool-registry.js';
 
 export interface ToolsRoutesDependencies {
   registry: ToolRegistry;
   approvals: ApprovalDesk;
+  mcp: McpSetup;
+}
+
+export interface McpServerView {
+  name: string;
+  state: string;
+  /** In plain words: up with N tools, starting, down (and why, and when it is tried again). */
+  summary: string;
+  lastError: string;
+  notes: string[];
+  canRestart: boolean;
+}
+
+const stateWords: Record<string, string> = { up: 'Running', starting: 'Starting…', down: 'Not running', disabled: 'Turned off in the config', stopped: 'Stopped' };
+
+/** The MCP servers from mcp.json, each with whether it is up and, if not, why. */
+export function mcpServerViews(mcp: McpSetup, now = Date.now()): McpServerView[] {
+  return mcp.servers.status().map((status) => {
+    const tools = `${status.toolCount} tool${status.toolCount === 1 ? '' : 's'}`;
+    const retry = status.state === 'down' && status.retryAt ? `; tried again in ${Math.max(1, Math.round((status.retryAt.getTime() - now) / 1000))} s` : '';
+    return {
+      name: status.name,
+      state: status.state,
+      summary: status.state === 'up' ? `${stateWords.up}, ${tools}${status.transport ? ` (${status.transport})` : ''}` : `${stateWords[status.state] ?? status.state}${retry}`,
+      lastError: status.lastError ?? '',
+      notes: status.notes,
+      canRestart: status.state !== 'disabled',
+    };
+  });
 }
 
 export interface ToolRowView {
@@ -42,16 +72,30 @@ export function toolRowsFor(registry: ToolRegistry, approvals: ApprovalDesk): { 
 
 /** The /tools page: what the assistant can use, and what it may do without asking. */
 export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRoutesDependencies): void {
-  const { registry, approvals } = dependencies;
+  const { registry, approvals, mcp } = dependencies;
 
-  app.get<{ Querystring: { changed?: string } }>('/tools', (request, reply) => {
+  app.get<{ Querystring: { changed?: string; restarted?: string } }>('/tools', (request, reply) => {
     const changed = typeof request.query.changed === 'string' ? request.query.changed.slice(0, 120) : '';
+    const restarted = typeof request.query.restarted === 'string' ? request.query.restarted.slice(0, 120) : '';
     return reply.view('tools', {
       title: 'Tools',
       ...toolRowsFor(registry, approvals),
-      notice: changed ? `${changed} will ask you before it acts again.` : undefined,
+      servers: mcpServerViews(mcp),
+      mcpFile: mcp.file,
+      mcpProblems: mcp.problems,
+      notice: changed ? `${changed} will ask you before it acts again.` : restarted ? `The ${restarted} server is starting again.` : undefined,
       csrfToken: reply.generateCsrf(),
     });
+  });
+
+  app.post<{ Body: { server?: string } }>('/tools/servers/restart', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const name = typeof request.body?.server === 'string' ? request.body.server : '';
+    if (!mcp.servers.status().some((status) => status.name === name)) {
+      return reply.code(404).view('not-found', { title: 'No such server', message: `There is no MCP server named "${name.slice(0, 80)}" in ${mcp.file}.` });
+    }
+    // In the background: the page comes back at once and shows "Starting…".
+    void mcp.servers.restart(name).catch((error: unknown) => request.log.warn({ err: error, server: name }, 'MCP server restart failed'));
+    return reply.redirect(`/tools?restarted=${encodeURIComponent(name)}`, 303);
   });
 
   app.post<{ Body: { tool?: string } }>('/tools/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {

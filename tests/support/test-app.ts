@@ -59,6 +59,8 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     DATA_DIR: dataDir,
     MEMORY_FILE: path.join(dataDir, 'memory.md'),
     TOKENS_DIR: path.join(dataDir, 'tokens'),
+    // Never the developer's own ./mcp.json: tests that want MCP servers write their own.
+    MCP_CONFIG: path.join(dataDir, 'mcp.json'),
     ...options.environment,
   });
   const database = openDatabase(dataDir);
