@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { filesystemServerFile, waitForStatus } from './support/mcp-servers.js';
-import { buildTestApp, cookieHeader, csrfTokenFrom } from './support/test-app.js';
+import { everythingServerFile, filesystemServerFile, waitForStatus } from './support/mcp-servers.js';
+import { buildTestApp, cookieHeader, csrfTokenFrom, startChatHarness } from './support/test-app.js';
 
 const isRunning = (pid: number) => {
   try {
@@ -20,7 +21,7 @@ const isRunning = (pid: number) => {
 };
 
 async function appWithMcpFile(t: TestContext, servers: Record<string, unknown>, environment: Record<string, string> = {}) {
-  const folder = fs.mkdtempSync(path.join((await import('node:os')).tmpdir(), 'hearth-mcp-app-'));
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-mcp-app-'));
   t.after(() => fs.rmSync(folder, { recursive: true, force: true }));
   const notes = path.join(folder, 'notes');
   fs.mkdirSync(notes);
@@ -83,4 +84,27 @@ test('closing the app stops every MCP server process: nothing is orphaned', asyn
   // Zombies are reaped by init on its own schedule: allow a moment.
   for (let waited = 0; waited < 2000 && isRunning(pid); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.ok(!isRunning(pid), `server process ${pid} still running after close`);
+});
+
+test('in a chat, a long MCP call shows its progress on the card and Stop cancels it', async (t) => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-mcp-app-'));
+  t.after(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const file = path.join(folder, 'mcp.json');
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everythingServerFile, 'stdio'], allowTools: ['trigger-long-running-operation'] } } }));
+  const { app, socket, standin, toolCalls, turnFinished } = await startChatHarness(t, { environment: { MCP_CONFIG: file } });
+  await waitForStatus(app.mcp.servers, () => app.mcp.servers.status()[0]?.state === 'up');
+
+  standin.enqueue({ content: '[TOOL:everything.trigger-long-running-operation]{"duration": 30, "steps": 60}[/TOOL]' }, { content: 'never asked' });
+  socket.send({ type: 'send', message: 'Run the long thing' });
+  const progress = await socket.waitFor((message) => String(message.content).includes('class="tool-call-progress"'), 15_000);
+  assert.match(String(progress.content), /Progress: \d+ of 60/);
+  const started = performance.now();
+  socket.send({ type: 'stop' });
+  await turnFinished();
+  assert.ok(performance.now() - started < 2000, 'Stop ended the call promptly');
+  const [call] = toolCalls.listForConversation(1);
+  assert.equal(call!.status, 'failed');
+  assert.match(call!.result, /stopped by the person/);
+  assert.equal(standin.requests.length, 1, 'the model is not asked again after Stop');
+  assert.equal(app.mcp.servers.status()[0]!.state, 'up', 'the server stays up');
 });
