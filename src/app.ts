@@ -68,7 +68,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 /** Builds the whole app without listening, so tests can use app.inject() and a real socket alike. */
-export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile> }> {
+export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile>; mcp: McpSetup }> {
   const { config, database, chatModel } = dependencies;
   const https = Boolean(config.tlsCert && config.tlsKey);
   const app = Fastify({
