@@ -4,11 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
 import pino from 'pino';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
+import { filesystemServerFile, waitForStatus } from '../support/mcp-servers.js';
 import { createTestRegistry } from '../support/test-tools.js';
 
 let browser: Browser;
@@ -128,5 +131,36 @@ test('a memory update after an email was read shows its change on the approval c
   await card.locator('button.tool-approve').click();
   await page.locator('.tool-call-card[data-tool="memory_update"][data-status="done"]').waitFor();
   assert.equal(fs.readFileSync(app.app.memory.file, 'utf8'), '- likes tea\n- lives in York');
+  assertNoPageErrors(page);
+});
+
+test('MCP in a real browser: a chat reads a file through server-filesystem, and a write waits for approval', async (t) => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-mcp-browser-'));
+  t.after(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const notes = path.join(folder, 'notes');
+  fs.mkdirSync(notes);
+  fs.writeFileSync(path.join(notes, 'shopping.txt'), 'eggs\nflour <img src=x onerror=alert(1)>\n');
+  fs.writeFileSync(path.join(folder, 'mcp.json'), JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [filesystemServerFile, notes] } } }));
+  const { page, test: app } = await openChat(t, browser, { app: { environment: { MCP_CONFIG: path.join(folder, 'mcp.json') } } });
+  await waitForStatus(app.app.mcp.servers, () => app.app.mcp.servers.status()[0]?.state === 'up');
+
+  const shopping = path.join(fs.realpathSync(notes), 'shopping.txt');
+  app.standin.enqueue(
+    { content: `[TOOL:files.read_text_file]{"path": "${shopping}"}[/TOOL]` },
+    { content: `You need eggs and flour. [TOOL:files.write_file]{"path": "${shopping}", "content": "eggs\\nflour\\nmilk\\n"}[/TOOL]` },
+    { content: 'Added milk.' },
+  );
+  await send(page, 'What is on my shopping list? Add milk.');
+  const read = page.locator('.tool-call-card[data-tool="files.read_text_file"][data-status="done"]');
+  await read.waitFor();
+  assert.match(await read.locator('.tool-call-result').innerText(), /eggs\nflour <img src=x onerror=alert\(1\)>/, 'the file text is shown as text');
+  const write = page.locator('.tool-call-card[data-tool="files.write_file"]');
+  await write.locator('.tool-approval').waitFor();
+  assert.equal(fs.readFileSync(shopping, 'utf8'), 'eggs\nflour <img src=x onerror=alert(1)>\n', 'nothing written before approval');
+  if (process.env.HEARTH_SCREENSHOTS) await page.screenshot({ path: process.env.HEARTH_SCREENSHOTS + '/mcp-approval.png' });
+  await write.locator('button.tool-approve').click();
+  await page.locator('.tool-call-card[data-tool="files.write_file"][data-status="done"]').waitFor();
+  await waitFor(page, () => /Added milk\./.test(document.querySelector('#chat-thread')?.textContent ?? ''));
+  assert.equal(fs.readFileSync(shopping, 'utf8'), 'eggs\nflour\nmilk\n');
   assertNoPageErrors(page);
 });
