@@ -43,6 +43,26 @@ test('the tools page lists every tool, shows "Always allow" ticks, and revoking 
   assert.deepEqual(sendNote.sent, ['one'], 'the revoked tool waits for approval again');
 });
 
+test('the tools page can let an acting tool run without asking', async (t) => {
+  const { registry, sendNote } = createTestRegistry(testToolServices());
+  const { app, cookies, socket, standin, turnFinished } = await startChatHarness(t, { dependencies: { registry } });
+  const page = await app.inject({ method: 'GET', url: '/tools', headers: { cookie: cookies } });
+  assert.match(page.body, /id="tool-send_note"[\s\S]*?class="button tool-allow"/);
+  const calculatorItem = /<li class="tool-item" id="tool-calculator"[\s\S]*?<\/li>/.exec(page.body)![0];
+  assert.doesNotMatch(calculatorItem, /tool-allow/, 'no button for a tool that only reads');
+  const allowed = await app.inject({
+    method: 'POST',
+    url: '/tools/allow',
+    headers: { cookie: cookieHeader(page.headers['set-cookie'], cookies) },
+    payload: { tool: 'send_note', _csrf: csrfTokenFrom(page.body) },
+  });
+  assert.equal(allowed.statusCode, 303);
+  standin.enqueue({ content: '[TOOL:send_note]hi[/TOOL]' }, { content: 'Sent.' });
+  socket.send({ type: 'send', message: 'Send hi' });
+  await turnFinished();
+  assert.deepEqual(sendNote.sent, ['hi'], 'ran without an approval card');
+});
+
 test('revoking a tool that was never allowed says so; the page needs a login', async (t) => {
   const { app, cookies } = await startChatHarness(t);
   const page = await app.inject({ method: 'GET', url: '/tools', headers: { cookie: cookies } });

@@ -36,6 +36,13 @@ export class ApprovalDesk {
     }
   }
 
+  /** The person lets a tool act without asking (a card's "Always allow", or the tools page). */
+  allowAlways(toolName: string): void {
+    const allowed = new Set(this.alwaysAllowed());
+    allowed.add(toolName);
+    this.#settings.set(alwaysAllowSetting, JSON.stringify([...allowed]));
+  }
+
   /** Takes back an "Always allow": the tool asks again from its next call. False if it was not allowed. */
   revoke(toolName: string): boolean {
     const allowed = this.alwaysAllowed();
@@ -65,11 +72,7 @@ export class ApprovalDesk {
   decide(toolCallId: number, decision: 'approve' | 'deny', always: { toolName: string } | undefined): boolean {
     const finish = this.#waiting.get(toolCallId);
     if (!finish) return false;
-    if (decision === 'approve' && always) {
-      const allowed = new Set(this.alwaysAllowed());
-      allowed.add(always.toolName);
-      this.#settings.set(alwaysAllowSetting, JSON.stringify([...allowed]));
-    }
+    if (decision === 'approve' && always) this.allowAlways(always.toolName);
     finish(decision);
     return true;
   }

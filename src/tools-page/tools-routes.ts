@@ -74,18 +74,35 @@ export function toolRowsFor(registry: ToolRegistry, approvals: ApprovalDesk): { 
 export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRoutesDependencies): void {
   const { registry, approvals, mcp } = dependencies;
 
-  app.get<{ Querystring: { changed?: string; restarted?: string } }>('/tools', (request, reply) => {
+  app.get<{ Querystring: { changed?: string; restarted?: string; allowed?: string } }>('/tools', (request, reply) => {
     const changed = typeof request.query.changed === 'string' ? request.query.changed.slice(0, 120) : '';
     const restarted = typeof request.query.restarted === 'string' ? request.query.restarted.slice(0, 120) : '';
+    const allowed = typeof request.query.allowed === 'string' ? request.query.allowed.slice(0, 120) : '';
     return reply.view('tools', {
       title: 'Tools',
       ...toolRowsFor(registry, approvals),
       servers: mcpServerViews(mcp),
       mcpFile: mcp.file,
       mcpProblems: mcp.problems,
-      notice: changed ? `${changed} will ask you before it acts again.` : restarted ? `The ${restarted} server is starting again.` : undefined,
+      notice: changed
+        ? `${changed} will ask you before it acts again.`
+        : allowed
+          ? `${allowed} will act without asking. Take it back here at any time.`
+          : restarted
+            ? `The ${restarted} server is starting again.`
+            : undefined,
       csrfToken: reply.generateCsrf(),
     });
+  });
+
+  app.post<{ Body: { tool?: string } }>('/tools/allow', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const tool = registry.find(typeof request.body?.tool === 'string' ? request.body.tool : '');
+    if (!tool || !tool.actsOnWorld) {
+      return reply.code(404).view('not-found', { title: 'Nothing to change', message: 'That tool does not exist or never asks first.' });
+    }
+    approvals.allowAlways(tool.name);
+    request.log.info({ tool: tool.name }, 'always-allow set from the tools page');
+    return reply.redirect(`/tools?allowed=${encodeURIComponent(tool.name)}`, 303);
   });
 
   app.post<{ Body: { server?: string } }>('/tools/servers/restart', { preHandler: app.csrfProtection }, async (request, reply) => {
