@@ -1,6 +1,8 @@
 /*
- * Finds [TOOL:name]params[/TOOL] and [MEMORY_UPDATE]content[/MEMORY_UPDATE] in model output,
- * as it streams and on finished text alike. The rules, each covered by a test:
+ * Finds tool calls and memory updates in model output, as it streams and on finished text alike.
+ * Models fall back on the formats they were trained on, whatever the prompt says, so besides
+ * [TOOL:name]params[/TOOL] and [MEMORY_UPDATE]content[/MEMORY_UPDATE] the usual families are
+ * read too (tool-call-formats.ts). The rules, each covered by a test:
  *
  * 1. Tags are matched without regard to case, with spaces allowed inside the brackets:
  *    `[ tool : Calculator ]`, `[/Tool]`, `[memory_update]`.
@@ -14,7 +16,7 @@
  *    model has started to invent the result, so `push` asks for the stream to be cut and that
  *    text is never shown.
  * 8. A memory update is not a call: text after it is shown as usual.
- * 9. `[` that cannot become a tag is plain text and is shown at once.
+ * 9. `[` or `<` that cannot become a tag is plain text and is shown at once.
  * 10. Every chunk costs time in proportion to its own length, whatever came before: at most
  *     `maximumHeldLength` characters are ever held back as a possible tag or wrapper (past that
  *     they are shown as text), and nothing already settled is searched again.
@@ -22,7 +24,19 @@
  *     `tooLong: true` and empty params, and the stream is cut, so nothing keeps piling up.
  * 12. Past `maximumFillerAfterCall` characters of whitespace after a call, or past
  *     `maximumTagsPerReply` tags, the model is looping: the stream is cut (the calls found run).
+ * 13. A `[TOOL:name]` call also closes with `[/TOOL:name]`, `[/name]`, `[/TOOL_CALL]` or `[END_TOOL]`.
+ * 14. Hermes / Qwen `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` is a call.
+ * 15. `<function_call>{"name": ..., "arguments": {...}}</function_call>` is a call.
+ * 16. Llama's `<function=name>{...}</function>` is a call.
+ * 17. Mistral's `[TOOL_CALLS] [{"name": ..., "arguments": {...}}, ...]` is one call per item.
+ * 18. A code fence whose body is a JSON object naming a tool (`{"name": "x", "arguments": {...}}`
+ *     or `{"tool": "x", "parameters": {...}}`) is a call, but only when `isKnownTool` says x is a
+ *     tool: by default no fenced JSON is ever a call.
+ * 19. For all JSON forms, params are the arguments as JSON text; loose JSON (single quotes,
+ *     trailing commas, bare keys) is read too. Prose that mentions a tool, or a tag not followed
+ *     by its JSON, is text.
  */
+import { JsonBalance, maximumClosingLength, maximumOpeningLength, nameOfCutCall, readCalls, readOpening, type Opening, type OpeningVerdict } from './tool-call-formats.js';
 import { maximumParamsLength } from './tool-params.js';
 
 export { maximumParamsLength };
@@ -48,14 +62,14 @@ export interface ScanStep {
 }
 
 export interface ToolCallScannerOptions {
+  /** Is this the name of a tool? Only then is a fenced JSON object naming it a call (default: never). */
+  isKnownTool?: (name: string) => boolean;
   /** Longest params a tool call may have (characters). */
   maximumParamsLength?: number;
   /** Longest memory update (characters); the memory file refuses what is over its own limit. */
   maximumMemoryLength?: number;
 }
 
-/** Longest stretch a half-written opening tag may take before it is treated as text. */
-const maximumOpeningLength = 120;
 /** Longest wrapper (backticks, or a fence with its language and line break) before a tag. */
 const maximumWrapperLength = 64;
 /** Most text ever held back at once: a wrapper and an opening tag. */
@@ -68,55 +82,19 @@ export const maximumTagsPerReply = 16;
 const defaultMaximumMemoryLength = 1024 * 1024;
 
 // Every quantifier is bounded, so matching at one position costs a bounded time.
-const openingPattern = /\[\s{0,16}(?:(tool)\s{0,16}:([^\]\[\n]{1,96})|(memory_update)\s{0,16})\]/iy;
-const closingPatterns = {
-  tool: /\[\s{0,16}\/\s{0,16}tool\s{0,16}\]/gi,
-  memory: /\[\s{0,16}\/\s{0,16}memory_update\s{0,16}\]/gi,
-};
-
-/** `a(?:b(?:c)?)?`: matches any beginning of `word` (regex-safe words only). */
-const beginningOf = (word: string): string => [...word].reduceRight((rest, character) => `(?:${character}${rest})?`, '');
-
-/** Text (to its end) that may still grow into an opening tag. */
-const partialOpeningPattern = new RegExp(
-  `\\[\\s{0,16}(?:tool\\s{0,16}(?::[^\\]\\[\\n]{0,96})?|memory_update\\s{0,16}|t${beginningOf('oo')}|m${beginningOf('emory_updat')})?$`,
-  'iy',
-);
-/** Text (to its end) that may still grow into a closing tag. */
-const partialClosingPattern = new RegExp(
-  `\\[\\s{0,16}(?:/\\s{0,16}(?:(?:tool|memory_update)\\s{0,16}|t${beginningOf('oo')}|m${beginningOf('emory_updat')})?)?$`,
-  'iy',
-);
-/** An opening tag written up to its name: more name characters keep it possible. */
-const openingNamePattern = /\[\s{0,16}tool\s{0,16}:/iy;
-const endsName = /[\]\[\n]/;
-/** Longest closing tag: only a `[` this close to the end may start one. */
-const maximumClosingLength = 64;
 const wrapperPattern = /```[\w-]{0,20}[ \t]{0,16}\r?\n?[ \t]{0,16}|`{1,3}/y;
-const triggerPattern = /[[`]/g;
-const fillerPattern = /[\s`]*/y;
+const triggerPattern = /[[<`]/g;
+const spacePattern = /\s*/y;
+const backticksPattern = /`+/y;
 const afterMemoryPattern = /[ \t]{0,64}`{0,3}/y;
 
-type Verdict = { status: 'tag'; kind: 'tool' | 'memory'; name: string; length: number } | { status: 'maybe' } | { status: 'no' };
-
-/** Is there an opening tag at `at`, could the text from `at` to the end still grow into one, or not? */
-function readOpening(text: string, at: number): Verdict {
-  openingPattern.lastIndex = at;
-  const match = openingPattern.exec(text);
-  if (match) {
-    const name = (match[2] ?? '').trim();
-    if (match[3] || name) return { status: 'tag', kind: match[3] ? 'memory' : 'tool', name, length: match[0].length };
-  }
-  if (text.length - at > maximumOpeningLength) return { status: 'no' };
-  partialOpeningPattern.lastIndex = at;
-  return partialOpeningPattern.test(text) ? { status: 'maybe' } : { status: 'no' };
-}
-
 interface OpenCall {
+  opening: Opening;
   kind: 'tool' | 'memory';
-  name: string;
   params: string;
   limit: number;
+  /** For a body that ends where its JSON brackets balance. */
+  balance?: JsonBalance;
 }
 
 export class ToolCallScanner {
@@ -124,18 +102,20 @@ export class ToolCallScanner {
   #raw = '';
   /** A possible tag, wrapper or closing tag not settled yet; never longer than maximumHeldLength. */
   #held = '';
-  /** When the held text is an opening tag up to its name: where the tag starts in it. */
-  #heldNameAt: number | undefined;
+  /** When the held text ends in a name being written: what would end the name. */
+  #heldNameEnds: RegExp | undefined;
   #call: OpenCall | undefined;
   #afterCall = false;
   #filler = 0;
   #tagCount = 0;
   #cut = false;
   #visible = '';
+  readonly #isKnownTool: ((name: string) => boolean) | undefined;
   readonly #maximumParamsLength: number;
   readonly #maximumMemoryLength: number;
 
   constructor(options: ToolCallScannerOptions = {}) {
+    this.#isKnownTool = options.isKnownTool;
     this.#maximumParamsLength = options.maximumParamsLength ?? maximumParamsLength;
     this.#maximumMemoryLength = options.maximumMemoryLength ?? defaultMaximumMemoryLength;
   }
@@ -167,19 +147,19 @@ export class ToolCallScanner {
 
   #scan(chunk: string, ended: boolean): ScanStep {
     const step: ScanStep = { visible: '', tags: [], cut: false };
-    const nameAt = this.#heldNameAt;
-    if (nameAt !== undefined && !ended && this.#held.length - nameAt + chunk.length <= maximumOpeningLength && !endsName.test(chunk)) {
-      // More of a tool's name: still a possible tag, and no need to look at the held text again.
+    const nameEnds = this.#heldNameEnds;
+    if (nameEnds && !ended && this.#held.length + chunk.length <= maximumOpeningLength && !nameEnds.test(chunk)) {
+      // More of a name: still a possible tag, and no need to look at the held text again.
       this.#held += chunk;
       return step;
     }
     // Only the held text (bounded) is looked at again; the chunk is walked once.
     const text = this.#held + chunk;
     this.#held = '';
-    this.#heldNameAt = undefined;
+    this.#heldNameEnds = undefined;
     let position = 0;
     while (!this.#cut) {
-      if (this.#call) position = this.#readParams(text, position, ended, step);
+      if (this.#call) position = this.#readBody(text, position, ended, step);
       else if (this.#afterCall) position = this.#readAfterCall(text, position, ended, step);
       else position = this.#readText(text, position, ended, step);
       if (position < 0) break;
@@ -198,24 +178,37 @@ export class ToolCallScanner {
   }
 
   /** Keeps text from `from` to the end for the next chunk; returns -1 (this chunk is done). */
-  #hold(text: string, from: number, tagAt?: number): number {
+  #hold(text: string, from: number, verdict?: OpeningVerdict): number {
     this.#held = text.slice(from);
-    if (tagAt !== undefined) {
-      openingNamePattern.lastIndex = tagAt;
-      if (openingNamePattern.test(text)) this.#heldNameAt = tagAt - from;
-    }
+    if (verdict?.status === 'maybe' && verdict.nameEnds) this.#heldNameEnds = verdict.nameEnds;
     return -1;
   }
 
-  #open(text: string, from: number, opening: { kind: 'tool' | 'memory'; name: string; length: number }, step: ScanStep): number {
-    if (this.#tagCount >= maximumTagsPerReply) return this.#cutHere(step);
-    this.#raw += text.slice(from, from + opening.length);
-    const limit = opening.kind === 'tool' ? this.#maximumParamsLength : this.#maximumMemoryLength;
-    this.#call = { kind: opening.kind, name: opening.name, params: '', limit };
-    return from + opening.length;
+  /**
+   * What starts at `at` (a `[`, `<` or backtick): a tag, possibly behind a wrapper of backticks
+   * or a fence; something that may still become one; or neither. `tagAt` is where the tag
+   * starts (after the wrapper, when there is one).
+   */
+  #readOpeningAt(text: string, at: number): { verdict: OpeningVerdict; tagAt: number } {
+    const direct = readOpening(text, at, this.#isKnownTool);
+    if (direct.status !== 'no' || text[at] !== '`') return { verdict: direct, tagAt: at };
+    wrapperPattern.lastIndex = at;
+    const tagAt = at + wrapperPattern.exec(text)![0].length;
+    if (tagAt === text.length) return { verdict: { status: 'maybe' }, tagAt };
+    if (text[tagAt] !== '[' && text[tagAt] !== '<') return { verdict: { status: 'no' }, tagAt };
+    return { verdict: readOpening(text, tagAt, this.#isKnownTool), tagAt };
   }
 
-  /** Plain text: shown up to the next `[` or backtick that starts a tag or its wrapper. */
+  #open(text: string, wrapperAt: number, tagAt: number, opening: Opening, step: ScanStep): number {
+    if (this.#tagCount >= maximumTagsPerReply) return this.#cutHere(step);
+    this.#raw += text.slice(wrapperAt, tagAt + opening.length);
+    const kind = opening.format === 'memory' ? 'memory' : 'tool';
+    const limit = kind === 'tool' ? this.#maximumParamsLength : this.#maximumMemoryLength;
+    this.#call = { opening, kind, params: '', limit, ...(opening.closing.pattern ? {} : { balance: new JsonBalance() }) };
+    return tagAt + opening.length;
+  }
+
+  /** Plain text: shown up to the next `[`, `<` or backtick that starts a tag or its wrapper. */
   #readText(text: string, position: number, ended: boolean, step: ScanStep): number {
     let search = position;
     for (;;) {
@@ -226,69 +219,60 @@ export class ToolCallScanner {
         return -1;
       }
       const at = trigger.index;
-      // Backticks or a fence right before a tag are its wrapper: dropped with it.
-      let tagAt = at;
-      if (text[at] === '`') {
-        wrapperPattern.lastIndex = at;
-        tagAt = at + wrapperPattern.exec(text)![0].length;
-        if (tagAt === text.length && !ended) {
-          this.#show(text, position, at, step);
-          return this.#hold(text, at);
-        }
-        if (text[tagAt] !== '[') {
-          search = tagAt;
-          continue;
-        }
-      }
-      const opening = readOpening(text, tagAt);
-      if (opening.status === 'tag') {
+      const { verdict, tagAt } = this.#readOpeningAt(text, at);
+      if (verdict.status === 'tag') {
         this.#show(text, position, at, step);
-        this.#raw += text.slice(at, tagAt);
-        return this.#open(text, tagAt, opening, step);
+        return this.#open(text, at, tagAt, verdict.opening, step);
       }
-      if (opening.status === 'maybe' && !ended) {
+      if (verdict.status === 'maybe' && !ended) {
         this.#show(text, position, at, step);
-        return this.#hold(text, at, tagAt);
+        return this.#hold(text, at, verdict);
       }
-      search = tagAt + 1;
+      // Not a tag: carry on after the trigger (after the whole wrapper, for backticks).
+      search = Math.max(at + 1, text[at] === '`' ? tagAt : at + 1);
     }
   }
 
-  /** Inside a call: params until the closing tag, searched for in the new text only. */
-  #readParams(text: string, position: number, ended: boolean, step: ScanStep): number {
+  /** Inside a call: the body until its end, searched for in the new text only. */
+  #readBody(text: string, position: number, ended: boolean, step: ScanStep): number {
     const call = this.#call!;
-    const closingPattern = closingPatterns[call.kind];
-    closingPattern.lastIndex = position;
-    const closing = closingPattern.exec(text);
-    // A closing tag may be cut in two by the chunk boundary: keep a possible start of one.
-    let end = closing ? closing.index : text.length;
-    if (!closing && !ended) {
-      const lastBracket = text.lastIndexOf('[');
-      if (lastBracket >= position && lastBracket > text.length - maximumClosingLength) {
-        partialClosingPattern.lastIndex = lastBracket;
-        if (partialClosingPattern.test(text)) end = lastBracket;
-      }
+    const closing = call.opening.closing;
+    let bodyEnd: number;
+    let next: number;
+    let closed: boolean;
+    if (call.balance) {
+      const end = call.balance.find(text, position);
+      closed = end !== -1;
+      bodyEnd = closed ? end : text.length;
+      next = bodyEnd;
+    } else {
+      closing.pattern!.lastIndex = position;
+      const match = closing.pattern!.exec(text);
+      closed = match !== null;
+      bodyEnd = match ? match.index : text.length;
+      next = match ? match.index + match[0].length : text.length;
+      if (!match && !ended) bodyEnd = next = this.#closingStart(text, position, closing.trigger!, closing.partial!);
     }
     const room = call.limit - call.params.length;
-    if (end - position > room) {
+    if (bodyEnd - position > room) {
       // Past the cap: stop reading, end the call and stop the model.
-      this.#raw += text.slice(position, position + room);
+      const kept = text.slice(position, position + room);
+      this.#raw += kept;
       this.#call = undefined;
       this.#tagCount += 1;
-      step.tags.push({ kind: call.kind, name: call.name, params: call.kind === 'tool' ? '' : call.params + text.slice(position, position + room), unclosed: true, tooLong: true });
+      const body = call.params + kept;
+      const name = call.kind === 'memory' ? '' : nameOfCutCall(call.opening, body);
+      step.tags.push({ kind: call.kind, name, params: call.kind === 'tool' ? '' : body, unclosed: true, tooLong: true });
       return this.#cutHere(step);
     }
-    const part = text.slice(position, end);
-    call.params += part;
-    this.#raw += part;
-    if (!closing) {
-      if (!ended) return this.#hold(text, end);
+    call.params += text.slice(position, bodyEnd);
+    this.#raw += text.slice(position, next);
+    if (!closed) {
+      if (!ended) return this.#hold(text, next);
       this.#closeCall(step, true);
       return -1;
     }
-    this.#raw += closing[0];
     this.#closeCall(step, false);
-    let next = closing.index + closing[0].length;
     if (call.kind === 'memory') {
       // The space and backticks right after a memory update belong to it.
       afterMemoryPattern.lastIndex = next;
@@ -299,32 +283,50 @@ export class ToolCallScanner {
     return next;
   }
 
+  /** Where a closing tag cut in two by the chunk's end may start (the text's end when none may). */
+  #closingStart(text: string, position: number, trigger: string, partial: RegExp): number {
+    let start = text.lastIndexOf(trigger);
+    if (start < position || start <= text.length - maximumClosingLength) return text.length;
+    while (trigger === '`' && start > position && text[start - 1] === '`') start -= 1;
+    partial.lastIndex = start;
+    return partial.test(text) ? start : text.length;
+  }
+
   #closeCall(step: ScanStep, unclosed: boolean): void {
     const call = this.#call!;
     this.#call = undefined;
-    this.#tagCount += 1;
-    step.tags.push({ kind: call.kind, name: call.name, params: stripWrapper(call.params), unclosed });
+    for (const found of readCalls(call.opening, call.params)) {
+      if (this.#tagCount >= maximumTagsPerReply) break;
+      this.#tagCount += 1;
+      step.tags.push({ kind: call.kind, name: call.kind === 'memory' ? '' : found.name, params: found.params, unclosed });
+    }
     if (call.kind === 'tool') {
       this.#afterCall = true;
       this.#filler = 0;
     }
   }
 
-  /** After a call: whitespace, wrappers and further tags only. */
+  /** After a call: whitespace, the rest of its wrapper and further tags only. */
   #readAfterCall(text: string, position: number, ended: boolean, step: ScanStep): number {
-    fillerPattern.lastIndex = position;
-    const filler = fillerPattern.exec(text)![0].length;
-    this.#filler += filler;
-    if (this.#filler > maximumFillerAfterCall) return this.#cutHere(step);
-    this.#raw += text.slice(position, position + filler);
-    const at = position + filler;
-    if (at === text.length) return -1;
-    if (text[at] === '[') {
-      const opening = readOpening(text, at);
-      if (opening.status === 'tag') return this.#open(text, at, opening, step);
-      if (opening.status === 'maybe' && !ended) return this.#hold(text, at, at);
+    let at = position;
+    for (;;) {
+      spacePattern.lastIndex = at;
+      at += spacePattern.exec(text)![0].length;
+      this.#filler += at - position;
+      if (this.#filler > maximumFillerAfterCall) return this.#cutHere(step);
+      this.#raw += text.slice(position, at);
+      position = at;
+      if (at === text.length) return -1;
+      const first = text[at];
+      if (first !== '[' && first !== '<' && first !== '`') return this.#cutHere(step);
+      const { verdict, tagAt } = this.#readOpeningAt(text, at);
+      if (verdict.status === 'tag') return this.#open(text, at, tagAt, verdict.opening, step);
+      if (verdict.status === 'maybe' && !ended) return this.#hold(text, at, verdict);
+      if (first !== '`') return this.#cutHere(step);
+      // A closing fence or backticks left from the call's wrapper.
+      backticksPattern.lastIndex = at;
+      at += backticksPattern.exec(text)![0].length;
     }
-    return this.#cutHere(step);
   }
 
   /** The model went on after a call: what it wrote since is dropped, never shown or kept. */
@@ -332,32 +334,14 @@ export class ToolCallScanner {
     this.#cut = true;
     step.cut = true;
     this.#held = '';
-    this.#heldNameAt = undefined;
+    this.#heldNameEnds = undefined;
     return -1;
   }
 }
 
-const isSpace = (character: string) => character === ' ' || character === '\t' || character === '\n' || character === '\r';
-
-/** Drops a code fence or backticks around params, by walking the ends once (no backtracking). */
-function stripWrapper(raw: string): string {
-  let params = raw.trim();
-  if (params.startsWith('```')) {
-    let start = 3;
-    while (start < params.length && start < 24 && /[\w-]/.test(params[start]!)) start += 1;
-    params = params.slice(start);
-  }
-  if (params.endsWith('```')) params = params.slice(0, -3);
-  let start = 0;
-  let end = params.length;
-  while (start < end && (params[start] === '`' || isSpace(params[start]!))) start += 1;
-  while (end > start && (params[end - 1] === '`' || isSpace(params[end - 1]!))) end -= 1;
-  return params.slice(start, end);
-}
-
 /** The same rules on a finished text. */
-export function scanToolCalls(text: string): { visible: string; tags: ScannedTag[]; cut: boolean } {
-  const scanner = new ToolCallScanner();
+export function scanToolCalls(text: string, options: ToolCallScannerOptions = {}): { visible: string; tags: ScannedTag[]; cut: boolean } {
+  const scanner = new ToolCallScanner(options);
   const first = scanner.push(text);
   const last = scanner.finish();
   return { visible: first.visible + last.visible, tags: [...first.tags, ...last.tags], cut: first.cut || last.cut };
