@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maximumParamsLength, parseToolParams } from '../src/tools-engine/tool-params.js';
+import { maximumParamsLength, parseLooseJson, parseToolParams } from '../src/tools-engine/tool-params.js';
 
 /** CPU time of `work`, so a busy machine does not fail the test. */
 function cpuMs(work: () => void): number {
@@ -48,3 +48,20 @@ for (const [shape, text] of adversarial) {
     assert.ok(used < 1000, `took ${used} ms`);
   });
 }
+
+test('loose JSON is read: single quotes, trailing commas, bare keys', () => {
+  assert.deepEqual(parseToolParams("{to: 'a@b.c', 'Subject Line': \"Hi\", count: 2,}").fields, { to: 'a@b.c', subject_line: 'Hi', count: '2' });
+  assert.deepEqual(parseLooseJson("[1, 2, {a: 'b'},]"), [1, 2, { a: 'b' }]);
+  assert.equal(parseLooseJson('{not json at all'), undefined);
+  const broken = parseToolParams('{"expression": "1+1"');
+  assert.deepEqual(broken.fields, {}, 'what is not JSON falls back to the other shapes');
+  assert.equal(broken.text, '{"expression": "1+1"');
+});
+
+test('loose JSON parsing is bounded: past the cap it is not parsed, and the worst shapes under it are quick', () => {
+  assert.equal(parseLooseJson(`{"a": "${'x'.repeat(maximumParamsLength)}"}`), undefined);
+  for (const text of ['['.repeat(maximumParamsLength), '{"a":'.repeat(maximumParamsLength / 5), `{a: '${"\\'".repeat(maximumParamsLength / 2 - 10)}`]) {
+    const used = cpuMs(() => parseToolParams(text));
+    assert.ok(used < 500, `took ${used} ms`);
+  }
+});

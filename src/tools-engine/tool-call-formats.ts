@@ -4,7 +4,7 @@
  * Every pattern has bounded quantifiers, so matching at one position costs a bounded time
  * whatever the text around it.
  */
-import JSON5 from 'json5';
+import { parseLooseJson } from './tool-params.js';
 
 export type CallFormat = 'bracket' | 'memory' | 'mistral' | 'hermes' | 'function-call' | 'llama' | 'fenced-json';
 
@@ -175,19 +175,6 @@ export class JsonBalance {
       }
     }
     return -1;
-  }
-}
-
-/** JSON, or JSON5 when the model wrote it loosely (single quotes, trailing commas, bare keys). */
-export function parseLooseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    try {
-      return JSON5.parse(text);
-    } catch {
-      return undefined;
-    }
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * Models write tool params in many shapes. This reads the common ones into one form:
- *   JSON object           {"to": "a@b.c", "subject": "Hi"}
+ *   JSON object           {"to": "a@b.c", "subject": "Hi"}, or loosely: {to: 'a@b.c', subject: 'Hi',}
  *   key=value pairs        to=a@b.c subject="Hi there"
  *   key: value lines       to: a@b.c\nsubject: Hi
  *   plain text             2 * (3 + 4)        → text only, words in `words`
  * Keys are lower-cased with spaces and dashes turned into underscores.
  */
+import JSON5 from 'json5';
+
 export interface ToolParams {
   /** The raw params, trimmed, without surrounding quotes. */
   text: string;
@@ -67,17 +69,28 @@ function splitWords(text: string): string[] {
   return words;
 }
 
+/**
+ * JSON, or JSON5 when the model wrote it loosely (single quotes, trailing commas, bare keys);
+ * undefined when it is neither. Text past maximumParamsLength is not parsed.
+ */
+export function parseLooseJson(text: string): unknown {
+  if (text.length > maximumParamsLength) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return JSON5.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 function fromJson(text: string): Record<string, string> | undefined {
   if (!text.startsWith('{')) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [normalizeKey(key), typeof item === 'string' ? item : JSON.stringify(item)]),
-    );
-  } catch {
-    return undefined;
-  }
+  const value = parseLooseJson(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [normalizeKey(key), typeof item === 'string' ? item : JSON.stringify(item)]));
 }
 
 /** key=value pairs anywhere in the text; a value is a quoted string or runs to the next space. */
