@@ -41,6 +41,10 @@ export function adversarialShapes(bytes: number): AdversarialShape[] {
     { name: 'endless code fences', text: fill('```\n') },
     { name: 'repeated [TOOL:x] openings', text: fill('[TOOL:x]') },
     { name: 'repeated whole calls', text: fill('[TOOL:calculator]1[/TOOL]\n') },
+    { name: 'endless <', text: fill('<') },
+    { name: 'an unclosed <tool_call>, then text', text: `<tool_call>{"name": "calculator", "arguments": {"expression": "${fill('1+')}` },
+    { name: 'Mistral [TOOL_CALLS], endless [', text: `[TOOL_CALLS] ${fill('[')}` },
+    { name: 'repeated Hermes calls', text: fill('<tool_call>{"name": "calculator", "arguments": {"expression": "1"}}</tool_call>\n') },
   ];
 }
 
