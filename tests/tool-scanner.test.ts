@@ -395,3 +395,26 @@ test('neutralizeTags is linear: 1 MB of near-tags costs little', () => {
     assert.ok((used.user + used.system) / 1000 < cpuBudgetMs, `${JSON.stringify(unit)}: ${(used.user + used.system) / 1000} ms`);
   }
 });
+
+test('rule 6 for every form: the same tags and shown text whatever the chunk size', () => {
+  const forms = [
+    'Noted. [MEMORY_UPDATE]\n- likes tea\n[/MEMORY_UPDATE] Anything else?',
+    'Sure `[TOOL:calculator]1+1[/TOOL]`',
+    'Let me check.\n```\n[TOOL:current_time][/TOOL]\n```',
+    'a [TOOL:calculator]2+2[/calculator]',
+    'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    '<function=get_weather>{"city": "Oslo"}</function>',
+    '[TOOL_CALLS] [{"name": "calculator", "arguments": {"expression": "[1]"}}, {"name": "current_time", "arguments": {}}]',
+    'Here:\n```json\n{"name": "calculator", "arguments": {"expression": "2*21"}}\n```',
+    '[TOOL:calculator]1+1[/TOOL]\n```json\n{"name": "current_time", "arguments": {}}\n```',
+    'Models write <tool_call> tags, and <function=name>; [TOOL_CALLS] too. a<b, `x`, ```py\nprint()\n```',
+  ];
+  for (const form of forms) {
+    const whole = streamed(form, form.length);
+    assert.ok(whole.tags.length > 0 || form.startsWith('Models'), form);
+    for (let size = 1; size <= 9; size++) {
+      const split = streamed(form, size);
+      assert.deepEqual([split.visible, split.tags, split.cut], [whole.visible, whole.tags, whole.cut], `${JSON.stringify(form)} in chunks of ${size}`);
+    }
+  }
+});

@@ -106,6 +106,8 @@ export class ToolCallScanner {
   #heldNameEnds: RegExp | undefined;
   #call: OpenCall | undefined;
   #afterCall = false;
+  /** A memory update just ended: the spaces and backticks right after it belong to it. */
+  #afterMemory = false;
   #filler = 0;
   #tagCount = 0;
   #cut = false;
@@ -210,6 +212,15 @@ export class ToolCallScanner {
 
   /** Plain text: shown up to the next `[`, `<` or backtick that starts a tag or its wrapper. */
   #readText(text: string, position: number, ended: boolean, step: ScanStep): number {
+    if (this.#afterMemory) {
+      afterMemoryPattern.lastIndex = position;
+      const trailing = afterMemoryPattern.exec(text)![0];
+      this.#raw += trailing;
+      position += trailing.length;
+      // Still only spaces at the end of the chunk: more may follow in the next.
+      this.#afterMemory = position === text.length && !ended;
+      if (this.#afterMemory) return -1;
+    }
     let search = position;
     for (;;) {
       triggerPattern.lastIndex = search;
@@ -273,13 +284,7 @@ export class ToolCallScanner {
       return -1;
     }
     this.#closeCall(step, false);
-    if (call.kind === 'memory') {
-      // The space and backticks right after a memory update belong to it.
-      afterMemoryPattern.lastIndex = next;
-      const trailing = afterMemoryPattern.exec(text)![0];
-      this.#raw += trailing;
-      next += trailing.length;
-    }
+    this.#afterMemory = call.kind === 'memory';
     return next;
   }
 
