@@ -76,8 +76,8 @@ const maximumWrapperLength = 64;
 export const maximumHeldLength = maximumOpeningLength + maximumWrapperLength;
 /** Whitespace a model may write after a call before it counts as looping. */
 export const maximumFillerAfterCall = 4096;
-/** Tags one reply may hold before the model counts as looping. */
-export const maximumTagsPerReply = 16;
+/** Tags one reply may hold before the model counts as looping (a reply may rightly read 36 emails). */
+export const maximumTagsPerReply = 64;
 /** Default cap on a memory update: the largest MEMORY_MAX_BYTES the configuration accepts. */
 const defaultMaximumMemoryLength = 1024 * 1024;
 
