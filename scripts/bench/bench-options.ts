@@ -3,7 +3,7 @@
  * name as a flag (npm run bench -- --relay-tokens=5000). Flags win over the environment.
  */
 
-export const phaseNames = ['footprint', 'relay', 'latency', 'concurrency', 'page', 'history'] as const;
+export const phaseNames = ['footprint', 'relay', 'latency', 'concurrency', 'adversarial', 'page', 'history'] as const;
 export type PhaseName = (typeof phaseNames)[number];
 
 export interface BenchOptions {
@@ -26,6 +26,9 @@ export interface BenchOptions {
   rampMs: number;
   /** Direct ollama-js streams run beside the chats, as the baseline, at most this many. */
   directSample: number;
+  /** Adversarial output: size of each shape, and characters per streamed chunk. */
+  adversarialKb: number;
+  adversarialChunkChars: number;
   startups: number;
   historyMessages: number;
   historyConversations: number;
@@ -107,6 +110,8 @@ export function readBenchOptions(argv: string[] = process.argv.slice(2), env: No
     chats,
     rampMs: number('BENCH_RAMP_MS', 1000, 0, 60_000),
     directSample: number('BENCH_DIRECT_SAMPLE', 50, 1, 2000),
+    adversarialKb: number('BENCH_ADVERSARIAL_KB', 1024, 1, 16 * 1024),
+    adversarialChunkChars: number('BENCH_ADVERSARIAL_CHUNK_CHARS', 16, 1, 65_536),
     startups: number('BENCH_STARTUPS', 3, 1, 20),
     historyMessages: number('BENCH_HISTORY_MESSAGES', 100_000, 1000, 10_000_000),
     historyConversations: number('BENCH_HISTORY_CONVERSATIONS', 1000, 2, 1_000_000),

@@ -17,6 +17,7 @@ import {
   type LatencyResult,
   type ThroughputResult,
 } from './chat-scenarios.js';
+import { measureAdversarialOutput, type AdversarialResult } from './adversarial-output.js';
 import { closeHttpClients, httpGet, login } from './hearth-client.js';
 import { measureHistory, seedHistory, type HistoryResult } from './history-scale.js';
 import { launchBrowser, measurePageInBrowser, weighPageOverHttp, type BrowserPageResult, type HttpPageWeight } from './page-weight.js';
@@ -92,6 +93,7 @@ interface Results {
   relay?: ThroughputResult;
   latency?: LatencyResult;
   concurrency: LatencyResult[];
+  adversarial?: AdversarialResult[];
   pageWeight?: PageWeightResult;
   history?: HistoryResult;
   targets: TargetCheck[];
@@ -204,7 +206,7 @@ async function main(options: BenchOptions): Promise<Results> {
       log(`  start-up ${results.footprint.startupMs.hearth.join(', ')} ms (bare Node ${results.footprint.startupMs.bareNode.join(', ')} ms); idle RSS ${results.footprint.idleRssMb.hearth} MB`);
     }
 
-    const needsMainServer = runs('relay') || runs('latency') || runs('concurrency') || runs('page');
+    const needsMainServer = runs('relay') || runs('latency') || runs('concurrency') || runs('adversarial') || runs('page');
     if (needsMainServer) {
       server ??= await start(mainDataDir);
       const memory = new MemoryWatch(server.pid);
@@ -265,6 +267,15 @@ async function main(options: BenchOptions): Promise<Results> {
             for (const sample of result.errorSamples) log(`    ${sample}`);
             await sleep(500);
           }
+        }
+      }
+
+      // ---- 7. Adversarial model output ----
+      if (runs('adversarial')) {
+        if (!standin) log('adversarial: skipped (the shapes are scripted on the stand-in)');
+        else {
+          log(`adversarial output: each shape ${options.adversarialKb} KB in ${options.adversarialChunkChars}-character chunks, GET /login polled every 10 ms...`);
+          results.adversarial = await measureAdversarialOutput({ baseUrl: server.baseUrl, cookie, model, standin, serverPid: server.pid, log }, options.adversarialKb * 1024, options.adversarialChunkChars);
         }
       }
 
@@ -407,6 +418,26 @@ function buildReport(results: Results): { rows: ReportRow[]; targets: TargetChec
     if (footprint.afterLoadRssMb !== undefined) {
       rows.push({ section, figure: 'RSS 2 s after the chat runs; peak (VmHWM)', hearth: `${mb(footprint.afterLoadRssMb)}; ${mb(footprint.peakRssMb)}`, baseline: '', target: '' });
     }
+  }
+
+  for (const run of results.adversarial ?? []) {
+    const section = `7. adversarial output (${kb(run.characters)} per shape, ${run.chunkChars}-character chunks)`;
+    rows.push({
+      section,
+      figure: `${run.shape}: server CPU (scanner alone)`,
+      hearth: `${formatNumber(run.serverCpuSeconds, 2)} s (${formatNumber(run.scannerCpuSeconds, 3)} s)`,
+      baseline: `${formatNumber(run.wallSeconds, 2)} s wall`,
+      target: '< 1 s',
+      met: check(`adversarial CPU: ${run.shape}`, run.serverCpuSeconds, 's', '< 1', run.serverCpuSeconds < 1 && !run.error),
+    });
+    rows.push({
+      section,
+      figure: `${run.shape}: GET /login p99 / max`,
+      hearth: `${ms(run.loginP99Ms)} / ${ms(run.loginMaxMs)}`,
+      baseline: run.error ?? `${run.probes} probes`,
+      target: 'max < 50 ms',
+      met: check(`adversarial GET /login max: ${run.shape}`, run.loginMaxMs, 'ms', '< 50', run.loginMaxMs < 50),
+    });
   }
 
   const pages = results.pageWeight;

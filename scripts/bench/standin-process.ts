@@ -13,7 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startOllamaStandin, type ScriptedReply } from '../../tests/support/ollama-standin.js';
 
-type ToChild = { type: 'reply'; reply: ScriptedReply; id: number } | { type: 'stop' };
+type ToChild = { type: 'reply'; reply: ScriptedReply; unmarked?: ScriptedReply; id: number } | { type: 'stop' };
 type FromChild =
   | { type: 'ready'; url: string }
   | { type: 'ack'; id: number }
@@ -27,8 +27,11 @@ export const markerPattern = /bench-stream-\d+/;
 export interface StandinProcess {
   url: string;
   pid: number;
-  /** Sets the reply for every later chat request. */
-  setReply(reply: ScriptedReply): Promise<void>;
+  /**
+   * Sets the reply for every later chat request; `unmarked`, when given, answers requests whose
+   * last user message carries no marker (the rounds after a tool call, whose last message is the results).
+   */
+  setReply(reply: ScriptedReply, unmarked?: ScriptedReply): Promise<void>;
   /** Shared-clock time when the stream with this marker started, once it has. */
   startedAt(marker: string): number | undefined;
   stop(): Promise<void>;
@@ -36,17 +39,19 @@ export interface StandinProcess {
 
 async function runChild(): Promise<void> {
   let reply: ScriptedReply = {};
+  let unmarkedReply: ScriptedReply | undefined;
   const standin = await startOllamaStandin({ port: 0 });
   standin.setHandler((request) => {
     const at = sharedClock();
     const last = [...request.messages].reverse().find((message) => message.role === 'user');
     const marker = last && markerPattern.exec(last.content)?.[0];
     if (marker) process.send!({ type: 'started', marker, at } satisfies FromChild);
-    return reply;
+    return marker ? reply : (unmarkedReply ?? reply);
   });
   process.on('message', (message: ToChild) => {
     if (message.type === 'reply') {
       reply = message.reply;
+      unmarkedReply = message.unmarked;
       process.send!({ type: 'ack', id: message.id } satisfies FromChild);
     } else if (message.type === 'stop') {
       void standin.close().then(() => process.exit(0));
@@ -86,7 +91,7 @@ export async function startStandinProcess(): Promise<StandinProcess> {
   return {
     url,
     pid: child.pid!,
-    setReply(reply) {
+    setReply(reply, unmarked) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('the Ollama stand-in did not answer within 5 s')), 5000);
@@ -94,7 +99,7 @@ export async function startStandinProcess(): Promise<StandinProcess> {
           clearTimeout(timer);
           resolve();
         });
-        child.send({ type: 'reply', reply, id } satisfies ToChild);
+        child.send({ type: 'reply', reply, unmarked, id } satisfies ToChild);
       });
     },
     // Stored already converted to this process's performance.now() clock.

@@ -10,11 +10,17 @@ export interface ToolOutcome {
   result: string;
 }
 
-/** [TOOL:x] → [TOOL​:x] style defusing: brackets become look-alikes that no parser matches. */
+/**
+ * Brackets, angle brackets and fences of every call format the scanner reads become look-alikes
+ * that no parser matches: `[TOOL:x]` → `⟦TOOL:x]`, `<tool_call>` → `‹tool_call>`, and no three
+ * backticks stay together (a zero-width space after every two), so no fence opens. Every quantifier
+ * is bounded, so this is linear in the size of the result.
+ */
 export function neutralizeTags(text: string): string {
   return text
-    .replace(/\[(\s*\/?\s*)(tool|memory_update)(\s*[:\]])/gi, '⟦$1$2$3')
-    .replace(/<(\/?)(tool_results?)/gi, '‹$1$2');
+    .replace(/\[(?=\s{0,16}\/?\s{0,16}(?:tool|memory_update|end_tool)[\s:_\]])/gi, '⟦')
+    .replace(/<(?=\s{0,16}\/?\s{0,16}(?:tool_results?|tool_call|function))/gi, '‹')
+    .replace(/``(?=`)/g, '``\u200B');
 }
 
 export function cutResult(text: string, maxCharacters: number): string {
