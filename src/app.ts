@@ -116,6 +116,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     maxToolRounds: config.maxToolRounds,
     toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, approvals, logger: app.log }),
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
+    isKnownTool: (name) => registry.find(name) !== undefined,
   });
   const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel });
 

@@ -312,3 +312,27 @@ test('results of a reply stopped after its tools ran go before the next question
   assert.match(last.messages.at(-1)!.content, /Results of tool calls from your previous reply[\s\S]*6\*7 = 42[\s\S]*The person wrote next:\nSo\?$/);
   for (const request of standin.requests) assertAlternates(request);
 });
+
+test('calls written as other model families write them run in a chat: Hermes tags and fenced JSON naming a real tool', async (t) => {
+  const { socket, standin, toolCalls, lastMessage, turnFinished } = await startToolChat(t);
+  standin.enqueue(
+    reply('<tool_call>{"name": "calculator", "arguments": {"expression": "6*7"}}</tool_call>'),
+    reply('```json\n{"name": "current_time", "arguments": {"timezone": "UTC"}}\n```'),
+    reply('```json\n{"name": "weather", "arguments": {"city": "Paris"}}\n```\nThat JSON names no tool, so it is only text.'),
+  );
+  socket.send({ type: 'send', message: 'Sums and time' });
+  await turnFinished();
+  assert.deepEqual(toolCalls.listForConversation(1).map((call) => [call.name, call.status]), [['calculator', 'done'], ['current_time', 'done']]);
+  assert.match(lastMessage(standin.requests[1]!), /6\*7 = 42/);
+  assert.equal(standin.requests.length, 3, 'fenced JSON naming an unknown tool is not a call');
+});
+
+test('a call whose params pass the cap is not run, and the model is told the limit', async (t) => {
+  const { socket, standin, toolCalls, lastMessage, turnFinished } = await startToolChat(t);
+  standin.enqueue(reply(`[TOOL:calculator]${'1+'.repeat(20_000)}1[/TOOL]`, { chunkSize: 4096 }), reply('Sorry.'));
+  socket.send({ type: 'send', message: 'Add a lot' });
+  await turnFinished();
+  const [call] = toolCalls.listForConversation(1);
+  assert.equal(call!.status, 'failed');
+  assert.match(lastMessage(standin.requests[1]!), /Not run: the call was longer than 16 KB/);
+});

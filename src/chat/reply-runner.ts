@@ -22,6 +22,8 @@ export interface ReplyRunnerDependencies {
   logger: FastifyBaseLogger;
   maxToolRounds: number;
   buildSystemPrompt(memory: string): Promise<string>;
+  /** Is this a tool's name? Only then does fenced JSON naming it count as a call. */
+  isKnownTool(name: string): boolean;
   /** How often a streaming reply is written to the database, so a crash keeps most of it. */
   saveIntervalMs?: number;
 }
@@ -102,7 +104,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     if (setup.vision && images.length > 0 && last?.role === 'user') last.images = images.map((image) => image.data);
     const messages = fitToContext(setup.system, history, setup.contextTokens, replyReserveTokens);
     const roundController = new AbortController();
-    const scanner = new ToolCallScanner();
+    const scanner = new ToolCallScanner({ isKnownTool: dependencies.isKnownTool });
     const tags: ScannedTag[] = [];
     let lastSave = Date.now();
     const stream = await chatModel.streamReply({
