@@ -22,6 +22,7 @@ import { registerSessions } from './http/sessions.js';
 import { registerStaticFiles } from './http/static-files.js';
 import { createTemplates, registerViews } from './http/views.js';
 import type { ChatModel } from './llm/chat-model.js';
+import { createMarkdownRenderer } from './markdown/markdown-renderer.js';
 import { createMemoryFile } from './memory/memory-file.js';
 import { MemoryUpdateTool } from './memory/memory-update-tool.js';
 import { linkMcpToolsToRegistry } from './mcp/mcp-registry-link.js';
@@ -106,6 +107,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     memoryMaxBytes: config.memoryMaxBytes,
     maxToolRounds: config.maxToolRounds,
   });
+  const markdown = createMarkdownRenderer();
   const replyRunner = createReplyRunner({
     store,
     toolCalls,
@@ -117,6 +119,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, approvals, logger: app.log }),
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
     isKnownTool: (name) => registry.find(name) !== undefined,
+    markdown,
   });
   const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel });
 
@@ -164,6 +167,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     await hub.stopAll();
     unlinkMcp();
     await mcp.servers.close();
+    await markdown.close();
   });
 
   return Object.assign(app, { hub, registry, memory, mcp });

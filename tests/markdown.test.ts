@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createMarkdownRenderer } from '../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../src/markdown/render-markdown.js';
 import { fitToContext, estimateTokens } from '../src/llm/history.js';
 
@@ -47,4 +48,36 @@ test('a single message longer than the context is cut, not dropped', () => {
   assert.equal(fitted.length, 2);
   assert.ok(fitted[1]!.content.endsWith('END'));
   assert.ok(fitted[1]!.content.length < 100_000);
+});
+
+test('replies are rendered in a worker with a time limit: pathological Markdown falls back to plain text and never blocks the server', async (t) => {
+  const renderer = createMarkdownRenderer({ timeoutMs: 300 });
+  t.after(() => renderer.close());
+  assert.equal(await renderer.render('**bold** <script>x</script>'), '<p><strong>bold</strong> &lt;script&gt;x&lt;/script&gt;</p>\n');
+
+  // Emphasis runs cost marked quadratic time; the main thread keeps ticking meanwhile.
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 10);
+  const quadratic = await renderer.render('_a'.repeat(32 * 1024));
+  clearInterval(ticker);
+  assert.match(quadratic, /^<p class="markdown-plain-note">/);
+  assert.ok(ticks >= 10, `the event loop ran ${ticks} times during the render`);
+
+  // Deep nesting overflows marked's stack: plain text, and the next render still works.
+  assert.match(await renderer.render('> '.repeat(20_000)), /class="markdown-plain"/);
+  assert.equal(await renderer.render('*again*'), '<p><em>again</em></p>\n');
+});
+
+test('direct rendering is capped and never throws: long or overflowing input becomes escaped plain text', () => {
+  assert.match(renderMarkdown('> '.repeat(20_000)), /class="markdown-plain">&gt; &gt; /);
+  assert.match(renderMarkdown('x'.repeat(5000), 4096), /^<p class="markdown-plain-note">/);
+  assert.match(renderMarkdown('<img src=x onerror=alert(1)>'.repeat(3000)), /&lt;img src=x onerror=alert\(1\)&gt;/);
+});
+
+test('highlighting has a budget: a reply full of code fences renders quickly, unhighlighted past the budget', () => {
+  const started = performance.now();
+  const html = renderMarkdown('```\nlet x = 1;\n```\n'.repeat(3000));
+  assert.ok(performance.now() - started < 2000, 'bounded (was tens of seconds with language guessing on every block)');
+  const guessed = (html.match(/<span class="hljs-keyword">let<\/span>/g) ?? []).length;
+  assert.ok(guessed > 0 && guessed <= 8, `the language was guessed for ${guessed} of 3000 blocks`);
 });

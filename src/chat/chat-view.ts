@@ -1,5 +1,6 @@
 import { formatWhen } from '../http/format-when.js';
 import type { Eta } from 'eta';
+import { markdownRendererVersion } from '../markdown/markdown-renderer.js';
 import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
@@ -82,6 +83,18 @@ export interface LiveText {
   thinking: string;
 }
 
+/**
+ * The HTML made when the reply ended; a message from before that (or from an older renderer) is
+ * rendered here, on the main thread, only when short: otherwise it is shown as plain text.
+ */
+function storedHtml(message: StoredMessage, content: string): string {
+  if (message.html !== null && message.htmlVersion === markdownRendererVersion && content === message.content) return message.html;
+  return renderMarkdown(content, directRenderLimit);
+}
+
+/** Longest text rendered on the main thread (a few ms whatever its shape). */
+const directRenderLimit = 4096;
+
 export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = []): MessageView {
   const content = live?.content ?? message.content;
   const thinking = live?.thinking ?? message.thinking;
@@ -91,7 +104,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     role: message.role,
     content,
     thinking,
-    html: message.role === 'assistant' && !streaming ? renderMarkdown(content) : '',
+    html: message.role === 'assistant' && !streaming ? storedHtml(message, content) : '',
     status: message.status,
     streaming,
     hasContent: content.length > 0,

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ChatModel, ChatTurn } from '../llm/chat-model.js';
 import { fitToContext } from '../llm/history.js';
 import { LlmError } from '../llm/llm-error.js';
+import type { MarkdownRenderer } from '../markdown/markdown-renderer.js';
 import type { MemoryFile } from '../memory/memory-file.js';
 import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
@@ -24,6 +25,8 @@ export interface ReplyRunnerDependencies {
   buildSystemPrompt(memory: string): Promise<string>;
   /** Is this a tool's name? Only then does fenced JSON naming it count as a call. */
   isKnownTool(name: string): boolean;
+  /** Renders a finished message's Markdown (in a worker, with a time limit). */
+  markdown: Pick<MarkdownRenderer, 'render' | 'version'>;
   /** How often a streaming reply is written to the database, so a crash keeps most of it. */
   saveIntervalMs?: number;
 }
@@ -44,7 +47,7 @@ function appendTurn(turns: ChatTurn[], turn: ChatTurn): void {
  * tool cards, so the saved conversation shows exactly what happened.
  */
 export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
-  const { store, toolCalls, hub, chatModel, toolCallRunner, memory, logger } = dependencies;
+  const { store, toolCalls, hub, chatModel, toolCallRunner, memory, logger, markdown } = dependencies;
   const saveIntervalMs = dependencies.saveIntervalMs ?? 1000;
 
   /**
@@ -171,6 +174,11 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     hub.begin(reply);
     const save = (changes: MessageChanges = {}) =>
       store.updateMessage(reply.messageId, { content: reply.content, thinking: reply.thinking, ...changes });
+    // A message that ends is rendered once, off the main thread, and kept with its final status.
+    const finish = async (changes: MessageChanges) => {
+      const html = await markdown.render(reply.content);
+      save({ ...changes, html, html_version: markdown.version });
+    };
 
     try {
       const prepared = await prepareTurn(conversation);
@@ -180,21 +188,21 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       for (let round = 1; ; round += 1) {
         const tags = await streamRound(setup, images);
         if (stopController.signal.aborted) {
-          save({ status: 'stopped' });
+          await finish({ status: 'stopped' });
           break;
         }
         if (tags.length === 0) {
-          save({ status: 'complete' });
+          await finish({ status: 'complete' });
           break;
         }
         if (tags.some((tag) => tag.kind === 'tool') && round > dependencies.maxToolRounds) {
-          save({
+          await finish({
             status: 'complete',
             error: `Stopped after ${dependencies.maxToolRounds} tool rounds (MAX_TOOL_ROUNDS): the assistant kept calling tools. Ask again, more narrowly, or raise the limit.`,
           });
           break;
         }
-        save({ status: 'complete' });
+        await finish({ status: 'complete' });
         hub.publish(conversation.id, { type: 'message-updated', messageId: reply.messageId });
 
         const messageId = reply.messageId;
@@ -209,7 +217,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         });
         if (outcome.expired) {
           // Nobody is there to answer: end the reply, act on nothing more, keep what was said.
-          save({ status: 'complete', error: 'This reply ended because an approval waited with no answer. Nothing was done; ask again when you are back.' });
+          await finish({ status: 'complete', error: 'This reply ended because an approval waited with no answer. Nothing was done; ask again when you are back.' });
           break;
         }
         if (stopController.signal.aborted || !outcome.anotherRound) break;
@@ -223,12 +231,12 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       }
     } catch (error) {
       if (stopController.signal.aborted) {
-        save({ status: 'stopped' });
+        await finish({ status: 'stopped' });
       } else {
         const text = error instanceof LlmError ? error.message : 'The reply failed unexpectedly. The text so far is kept.';
         if (error instanceof LlmError) logger.warn({ failure: error.failure, conversationId: conversation.id }, error.message);
         else logger.error({ err: error, conversationId: conversation.id }, 'reply failed');
-        save({ status: 'failed', error: text });
+        await finish({ status: 'failed', error: text });
       }
     } finally {
       hub.publish(conversation.id, { type: 'message-updated', messageId: reply.messageId });

@@ -10,16 +10,32 @@ import sanitizeHtml from 'sanitize-html';
  * because a remote image fetched on render can leak conversation text through its URL.
  */
 
+/*
+ * Rendering runs in one synchronous piece when a reply ends, so its cost is bounded whatever the
+ * model wrote (small models loop): past `plainTextFrom` characters a reply is shown as plain text,
+ * and highlighting has a budget per reply. Guessing a block's language (highlightAuto) tries every
+ * grammar, so only a few small blocks get it; the rest are shown unhighlighted.
+ */
+export const plainTextFrom = 64 * 1024;
+const highlightBudgetCharacters = 48 * 1024;
+const autoDetectMaximumCharacters = 2048;
+const autoDetectMaximumBlocks = 8;
+const highlightBudget = { characters: 0, autoDetections: 0 };
+
+function highlightCode(code: string, language: string): string {
+  const known = language && highlight.getLanguage(language) ? language : undefined;
+  if (code.length > highlightBudget.characters) return code;
+  if (!known && (code.length > autoDetectMaximumCharacters || highlightBudget.autoDetections >= autoDetectMaximumBlocks)) return code;
+  highlightBudget.characters -= code.length;
+  if (known) return highlight.highlight(code, { language: known }).value;
+  highlightBudget.autoDetections += 1;
+  return highlight.highlightAuto(code).value;
+}
+
 const marked = new Marked(
   { gfm: true, breaks: true },
-  markedHighlight({
-    emptyLangClass: 'hljs',
-    langPrefix: 'hljs language-',
-    highlight(code, language) {
-      const known = language && highlight.getLanguage(language) ? language : undefined;
-      return known ? highlight.highlight(code, { language: known }).value : highlight.highlightAuto(code).value;
-    },
-  }),
+  // Returning the code unchanged makes marked escape it: an unhighlighted block.
+  markedHighlight({ emptyLangClass: 'hljs', langPrefix: 'hljs language-', highlight: highlightCode }),
   {
     renderer: {
       // Raw HTML in model output is shown as the text it is, never parsed.
@@ -74,8 +90,23 @@ export function escapeAttribute(text: string): string {
   return escapeText(text).replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-/** Markdown from the model (or any untrusted source) to HTML that is safe to place in the page. */
-export function renderMarkdown(markdown: string): string {
-  const html = marked.parse(markdown, { async: false });
-  return sanitizeHtml(html, sanitizeOptions);
+/** The text as it is, escaped: for replies too long or too odd to format. */
+export function plainTextHtml(text: string): string {
+  return `<p class="markdown-plain-note">This reply is shown as plain text: it was too long or too unusual to format.</p><div class="markdown-plain">${escapeText(text)}</div>`;
+}
+
+/**
+ * Markdown from the model (or any untrusted source) to HTML that is safe to place in the page.
+ * Replies are rendered in a worker with a time limit (markdown-renderer.ts); this runs there, and
+ * directly only for short text.
+ */
+export function renderMarkdown(markdown: string, maximumLength = plainTextFrom): string {
+  if (markdown.length > maximumLength) return plainTextHtml(markdown);
+  highlightBudget.characters = highlightBudgetCharacters;
+  highlightBudget.autoDetections = 0;
+  try {
+    return sanitizeHtml(marked.parse(markdown, { async: false }), sanitizeOptions);
+  } catch {
+    return plainTextHtml(markdown); // marked overflows its stack on some nesting
+  }
 }

@@ -23,6 +23,9 @@ export interface StoredMessage {
   status: MessageStatus;
   error: string | null;
   model: string | null;
+  /** The reply rendered to safe HTML when it ended, and the renderer version that made it. */
+  html: string | null;
+  htmlVersion: number | null;
   createdAt: number;
 }
 
@@ -40,6 +43,8 @@ export interface MessageChanges {
   raw?: string | null;
   status?: MessageStatus;
   error?: string | null;
+  html?: string | null;
+  html_version?: number | null;
 }
 
 export interface ConversationStore {
@@ -67,6 +72,8 @@ interface MessageRow {
   status: MessageStatus;
   error: string | null;
   model: string | null;
+  html: string | null;
+  html_version: number | null;
   created_at: number;
 }
 
@@ -96,6 +103,8 @@ const toMessage = (row: MessageRow): StoredMessage => ({
   status: row.status,
   error: row.error,
   model: row.model,
+  html: row.html,
+  htmlVersion: row.html_version,
   createdAt: row.created_at,
 });
 

@@ -129,6 +129,10 @@ const migrations: string[] = [
   ALTER TABLE tool_calls_rebuilt RENAME TO tool_calls;
   CREATE INDEX tool_calls_by_message ON tool_calls (message_id, id);
   CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id);
+  -- A finished reply's Markdown, rendered once (off the main thread, with a time limit) and kept,
+  -- with the renderer's version: pages show it without rendering again.
+  ALTER TABLE messages ADD COLUMN html TEXT;
+  ALTER TABLE messages ADD COLUMN html_version INTEGER;
   `,
 ];
 
