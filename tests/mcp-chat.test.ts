@@ -3,8 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import pino from 'pino';
-import { loadConfig } from '../src/config/config.js';
 import { McpServerManager } from '../src/mcp/mcp-servers.js';
 import { createMcpTools } from '../src/mcp/mcp-tool.js';
 import { ToolRegistry } from '../src/tools-engine/tool-registry.js';

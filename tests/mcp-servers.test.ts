@@ -4,8 +4,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import pino from 'pino';
-import { loadConfig } from '../src/config/config.js';
 import type { McpServerConfig } from '../src/mcp/mcp-config.js';
 import { McpServerManager } from '../src/mcp/mcp-servers.js';
 import { startMcpServers } from '../src/mcp/mcp-setup.js';

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { RecordedChatRequest, ScriptedReply } from './support/ollama-standin.js';
 import { startChatHarness } from './support/test-app.js';

@@ -82,9 +82,11 @@ export function htmlToText(html: string): string {
       return alt ? ` ${alt} ` : '';
     })
     .replace(/<\/?[a-z][^>]*>/gi, '')
-    .replace(/<[!?\/][^>]*>/g, '');
+    .replace(/<[!?/][^>]*>/g, '');
 
   text = decodeEntities(text)
+    // Invisible characters, the combining grapheme joiner among them (alone, not combining here).
+    // eslint-disable-next-line no-misleading-character-class
     .replace(/[\u200b-\u200d\u2060\ufeff\u034f\u00ad]/g, '')
     .replace(/[ \t\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+/g, ' ');
   return text

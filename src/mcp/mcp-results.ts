@@ -32,7 +32,6 @@ const embeddedTextCharacters = 2000;
 
 /** Terminal escapes and control characters (tabs and newlines stay). */
 export function stripControlCharacters(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '');
 }
 

@@ -45,7 +45,7 @@ const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '
 // ---- Openings ----
 
 /** `[TOOL:name]`, `[MEMORY_UPDATE]`, and Mistral's `[TOOL_CALLS]` before a JSON list or object. */
-const bracketOpening = /\[\s{0,16}(?:tool\s{0,16}:([^\]\[\n]{1,96})\]|(memory_update)\s{0,16}\]|(tool_calls)\s{0,16}\]\s{0,16}(?=[[{]))/iy;
+const bracketOpening = /\[\s{0,16}(?:tool\s{0,16}:([^\][\n]{1,96})\]|(memory_update)\s{0,16}\]|(tool_calls)\s{0,16}\]\s{0,16}(?=[[{]))/iy;
 const bracketPartial = new RegExp(
   `\\[\\s{0,16}(?:tool\\s{0,16}:[^\\]\\[\\n]{0,96}|tool\\s{1,16}|tool_calls\\s{0,16}(?:\\]\\s{0,16})?|memory_update\\s{0,16}|${prefixOf('tool_call')}|${prefixOf('memory_updat')})?$`,
   'iy',
@@ -117,7 +117,7 @@ export function readOpening(text: string, at: number, isKnownTool: ((name: strin
       if (match[3]) return { status: 'tag', opening: { format: 'mistral', name: '', length: match[0].length, closing: closings.mistral } };
       if (name) return { status: 'tag', opening: { format: 'bracket', name, length: match[0].length, closing: bracketClosing(name) } };
     }
-    if (short && testAt(bracketPartial, text, at)) return nameVerdict(bracketName, text, at, /[\]\[\n]/);
+    if (short && testAt(bracketPartial, text, at)) return nameVerdict(bracketName, text, at, /[\][\n]/);
     return { status: 'no' };
   }
   if (first === '<') {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
 import * as chatPage from '../support/chat-page.js';
 import { lastAssistant, lastAssistantBody, normalize, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket, words } from '../support/chat-page.js';

@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
-import pino from 'pino';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { filesystemServerFile, waitForStatus } from '../support/mcp-servers.js';

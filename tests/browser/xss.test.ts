@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import pino from 'pino';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { Tool } from '../../src/tools-engine/tool.js';
 import { testToolServices } from '../support/test-tools.js';
