@@ -81,3 +81,9 @@ test('highlighting has a budget: a reply full of code fences renders quickly, un
   const guessed = (html.match(/<code class="hljs"><span class="hljs-/g) ?? []).length;
   assert.ok(guessed > 0 && guessed <= 8, `the language was guessed for ${guessed} of 3000 blocks`);
 });
+
+test('a huge reply is shown as its first 64 KB of plain text, with the size of the rest', () => {
+  const html = renderMarkdown('<'.repeat(1024 * 1024));
+  assert.match(html, /only its first 65,536 characters: 983,040 more are saved with the conversation/);
+  assert.ok(html.length < 300 * 1024, `${html.length} characters of HTML`);
+});

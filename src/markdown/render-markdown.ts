@@ -90,9 +90,17 @@ export function escapeAttribute(text: string): string {
   return escapeText(text).replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-/** The text as it is, escaped: for replies too long or too odd to format. */
+/** Most of a plain-text reply the page shows; the whole text stays saved (and in exports). */
+export const plainTextShown = 64 * 1024;
+
+/** The text as it is, escaped: for replies too long or too unusual to format. */
 export function plainTextHtml(text: string): string {
-  return `<p class="markdown-plain-note">This reply is shown as plain text: it was too long or too unusual to format.</p><div class="markdown-plain">${escapeText(text)}</div>`;
+  const shown = text.length > plainTextShown ? text.slice(0, plainTextShown) : text;
+  const rest = text.length - shown.length;
+  const note = rest > 0
+    ? `This reply is shown as plain text, and only its first ${plainTextShown.toLocaleString('en')} characters: ${rest.toLocaleString('en')} more are saved with the conversation.`
+    : 'This reply is shown as plain text: it was too long or too unusual to format.';
+  return `<p class="markdown-plain-note">${note}</p><div class="markdown-plain">${escapeText(shown)}</div>`;
 }
 
 /**
