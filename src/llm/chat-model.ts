@@ -33,12 +33,33 @@ export interface ChatRequest {
   signal?: AbortSignal;
 }
 
+/** The models of one model server, for the picker; `problem` says why it has none to offer. */
+export interface ModelGroup {
+  backendId: string;
+  name: string;
+  /** `id` is what a conversation stores; `name` is the server's own name for the model. */
+  models: Array<{ id: string; name: string }>;
+  problem?: string;
+  /** The server did not answer (as opposed to answering with no models). */
+  unreachable?: boolean;
+}
+
+export interface BackendHealth {
+  id: string;
+  name: string;
+  kind: 'ollama' | 'openai';
+  status: 'reachable' | 'unreachable';
+}
+
 export interface ChatModel {
   readonly host: string;
   listModels(): Promise<string[]>;
   describeModel(name: string): Promise<ModelDescription>;
   isReachable(): Promise<boolean>;
   streamReply(request: ChatRequest): Promise<ReplyStream>;
+  /** Several model servers behind one ChatModel (the model router) list theirs apart. */
+  listModelGroups?(): Promise<ModelGroup[]>;
+  checkBackends?(): Promise<BackendHealth[]>;
 }
 
 export interface ChatModelOptions {
