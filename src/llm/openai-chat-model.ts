@@ -42,7 +42,8 @@ export function describeOpenAiError(error: unknown, context: ErrorContext): LlmE
   if (error instanceof LlmError) return error;
   const { backend, model } = context;
   const inner = error instanceof APIError ? (error.error as { message?: unknown; type?: unknown; code?: unknown } | undefined) : undefined;
-  const detail = typeof inner?.message === 'string' ? inner.message : error instanceof Error ? error.message : String(error);
+  // Without its own full stop: the messages below go on after it.
+  const detail = (typeof inner?.message === 'string' ? inner.message : error instanceof Error ? error.message : String(error)).trim().replace(/\.+$/, '');
   const kind = `${String(inner?.type ?? '')} ${String(inner?.code ?? '')}`;
 
   if (error instanceof APIError && !(error instanceof APIConnectionError)) {
