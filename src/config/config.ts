@@ -101,12 +101,12 @@ function filePath(env: Environment, name: string, fallback: string, cwd: string)
 }
 
 /** An OpenAI-compatible API root; a bare host:port gets the /v1 that llama.cpp, LM Studio and vLLM all serve. */
-function apiBaseUrl(variable: string, value: string): string {
+function apiBaseUrl(variable: string, value: string, owner = ''): string {
   const withScheme = /^[a-z]+:\/\//i.test(value) ? value : `http://${value}`;
-  if (!URL.canParse(withScheme)) throw new ConfigError(variable, `"${value}" is not a URL (expected e.g. http://127.0.0.1:8080/v1)`);
+  if (!URL.canParse(withScheme)) throw new ConfigError(variable, `${owner}"${value}" is not a URL (expected e.g. http://127.0.0.1:8080/v1)`);
   const parsed = new URL(withScheme);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(variable, `"${value}" must use http or https`);
-  if (parsed.search || parsed.hash || parsed.username) throw new ConfigError(variable, `"${value}" must be a plain address (no query, #fragment or user:password@; put keys in an API key variable)`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(variable, `${owner}"${value}" must use http or https`);
+  if (parsed.search || parsed.hash || parsed.username) throw new ConfigError(variable, `${owner}"${value}" must be a plain address (no query, #fragment or user:password@; put keys in an API key variable)`);
   const pathname = parsed.pathname.replace(/\/+$/, '');
   return `${parsed.origin}${pathname === '' ? '/v1' : pathname}`;
 }
@@ -185,7 +185,7 @@ function openAiBackends(env: Environment): OpenAiBackendSettings[] {
     backends.push({
       id,
       name,
-      baseUrl: apiBaseUrl(`${variable} ("${name}" baseUrl)`, fields.baseUrl),
+      baseUrl: apiBaseUrl(variable, fields.baseUrl, `"${name}": baseUrl `),
       apiKey,
       apiKeyVariable: typeof fields.apiKeyEnv === 'string' ? fields.apiKeyEnv : undefined,
       visionModels: modelList(variable, fields.visionModels),
