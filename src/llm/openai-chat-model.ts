@@ -198,7 +198,7 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
   async function describeModel(name: string): Promise<ModelDescription> {
     const known = descriptions.get(name);
     if (known) return known;
-    if (!contextLengths.has(name)) await readModels().catch(() => undefined);
+    const answered = contextLengths.has(name) || (await readModels().then(() => true, () => false));
     const props = await readLlamaCppProps();
     const listed = backend.visionModels.includes('*') || backend.visionModels.includes(name);
     const vision = listed || props.vision === true;
@@ -207,7 +207,8 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
       capabilities: ['completion', ...(vision ? ['vision'] : [])],
       contextLength: contextLengths.get(name) ?? props.contextLength,
     };
-    descriptions.set(name, description);
+    // Asked while the server was down: decide again next time rather than keep a guess.
+    if (answered) descriptions.set(name, description);
     return description;
   }
 
