@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { loadConfig } from '../src/config/config.js';
@@ -80,7 +81,8 @@ test('the model picker lists every server in its own group; a server that is dow
 });
 
 test('a chat on an OpenAI-compatible server streams over SSE, keeps its server and model, and Ollama is not asked', async (t) => {
-  const { socket, openai, ollama, store, turnFinished, app, cookies } = await startTwoServerChat(t);
+  const { socket, openai, ollama, store, turnFinished, app, cookies, config } = await startTwoServerChat(t);
+  fs.writeFileSync(config.memoryFile, '- The user is called Ada and keeps bees.\n');
   openai.enqueue({ content: 'Hello from the GPU box.' }, { content: 'Second answer.' });
   socket.send({ type: 'send', message: 'Hi there', conversationId: '', model: qwen });
   await turnFinished();
@@ -92,6 +94,7 @@ test('a chat on an OpenAI-compatible server streams over SSE, keeps its server a
   assert.equal(first.body.stream, true);
   assert.equal(first.messages[0]!.role, 'system');
   assert.match(String(first.messages[0]!.content), /calculator/, 'the same system prompt, with the tools');
+  assert.match(String(first.messages[0]!.content), /called Ada and keeps bees/, 'and the memory');
   assert.deepEqual(first.messages.at(-1), { role: 'user', content: 'Hi there' });
 
   socket.messages.length = 0;
@@ -253,6 +256,16 @@ for (const errorCase of errorCases) {
     assert.equal(saved.content, errorCase.content ?? '');
   });
 }
+
+test('model names and errors from a server are shown as text, never as HTML', async (t) => {
+  const hostile = '<img src=x onerror=alert(1)>';
+  const { app, cookies } = await startTwoServerChat(t, { openai: { models: [{ id: hostile }] }, backend: { name: 'Box <b>"x"</b>' } });
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  assert.doesNotMatch(page.body, /<img src=x/);
+  assert.doesNotMatch(page.body, /<b>"x"<\/b>/);
+  assert.match(page.body, /<option value="@box-b-x-b\/&lt;img src=x onerror=alert\(1\)&gt;">&lt;img src=x onerror=alert\(1\)&gt;<\/option>/);
+  assert.match(page.body, /<optgroup class="model-group" label="Box &lt;b&gt;&quot;x&quot;&lt;\/b&gt;"/);
+});
 
 test('an Ollama chat goes on working beside the OpenAI-compatible server', async (t) => {
   const { socket, ollama, openai, store, turnFinished } = await startTwoServerChat(t);
