@@ -80,6 +80,12 @@ test('the model picker lists every server in its own group; a server that is dow
   );
 });
 
+test('a wrong API key shows in the picker as such, not as a server that is down', async (t) => {
+  const { app, cookies } = await startTwoServerChat(t, { openai: { apiKey: 'right-key' }, backend: { apiKeyEnv: 'GPU_KEY' }, environment: { GPU_KEY: 'wrong-key' } });
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  assert.match(page.body, /<option class="model-group-problem" value="" disabled title="GPU box refused the API key \(HTTP 401\): Invalid API Key\. Check GPU_KEY in \.env[^"]*">GPU box refused the API key<\/option>/);
+});
+
 test('a chat on an OpenAI-compatible server streams over SSE, keeps its server and model, and Ollama is not asked', async (t) => {
   const { socket, openai, ollama, store, turnFinished, app, cookies, config } = await startTwoServerChat(t);
   fs.writeFileSync(config.memoryFile, '- The user is called Ada and keeps bees.\n');

@@ -35,7 +35,13 @@ function toPickerGroup(group: ModelGroup): ModelPickerGroup {
     options: group.models.map((model) => ({ value: model.id, label: model.name })),
   };
   if (group.problem) {
-    picker.problem = group.unreachable ? `${group.name} is not answering` : `${group.name} has no models`;
+    picker.problem = !group.unreachable
+      ? `${group.name} has no models`
+      : group.failure === 'unauthorized'
+        ? `${group.name} refused the API key`
+        : group.failure === 'unreachable' || group.failure === 'timeout'
+          ? `${group.name} is not answering`
+          : `${group.name} could not list its models`;
     picker.problemDetail = group.problem;
   }
   return picker;

@@ -1,5 +1,5 @@
 import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
-import { describeLlmError, LlmError } from './llm-error.js';
+import { describeLlmError, LlmError, type LlmFailure } from './llm-error.js';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -40,8 +40,9 @@ export interface ModelGroup {
   /** `id` is what a conversation stores; `name` is the server's own name for the model. */
   models: Array<{ id: string; name: string }>;
   problem?: string;
-  /** The server did not answer (as opposed to answering with no models). */
+  /** No list came back (as opposed to a list with no models); `failure` says why. */
   unreachable?: boolean;
+  failure?: LlmFailure;
 }
 
 export interface BackendHealth {

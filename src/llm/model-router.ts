@@ -82,7 +82,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
           return { ...group, models, problem };
         } catch (error) {
           const problem = error instanceof LlmError ? error.message : `${backend.name} could not be asked for its models.`;
-          return { ...group, models: [], problem, unreachable: true };
+          return { ...group, models: [], problem, unreachable: true, failure: error instanceof LlmError ? error.failure : 'unreachable' };
         }
       }),
     );
@@ -141,6 +141,6 @@ export async function modelGroupsOf(chatModel: ChatModel): Promise<ModelGroup[]>
     ];
   } catch (error) {
     const problem = error instanceof LlmError ? error.message : `Ollama at ${chatModel.host} could not be asked for its models.`;
-    return [{ ...group, models: [], problem, unreachable: true }];
+    return [{ ...group, models: [], problem, unreachable: true, failure: error instanceof LlmError ? error.failure : 'unreachable' }];
   }
 }
