@@ -83,6 +83,11 @@ test('the model picker lists every server in its own group; a server that is dow
 test('a wrong API key shows in the picker as such, not as a server that is down', async (t) => {
   const { app, cookies } = await startTwoServerChat(t, { openai: { apiKey: 'right-key' }, backend: { apiKeyEnv: 'GPU_KEY' }, environment: { GPU_KEY: 'wrong-key' } });
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const health = (await app.inject({ url: '/healthz' })).json() as { backends: Array<{ status: string }> };
+  assert.deepEqual(
+    health.backends.map((backend) => backend.status),
+    ['reachable', 'unauthorized'],
+  );
   assert.match(page.body, /<option class="model-group-problem" value="" disabled title="GPU box refused the API key \(HTTP 401\): Invalid API Key\. Check GPU_KEY in \.env[^"]*">GPU box refused the API key<\/option>/);
 });
 

@@ -49,7 +49,7 @@ export interface BackendHealth {
   id: string;
   name: string;
   kind: 'ollama' | 'openai';
-  status: 'reachable' | 'unreachable';
+  status: 'reachable' | 'unreachable' | 'unauthorized';
 }
 
 export interface ChatModel {

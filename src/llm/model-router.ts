@@ -114,8 +114,12 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
     async checkBackends() {
       return Promise.all(
         backends.map(async (backend): Promise<BackendHealth> => {
-          const reachable = await withTimeout(backend.chatModel.isReachable(), listTimeoutMs, '').catch(() => false);
-          return { id: backend.id, name: backend.name, kind: backend.kind, status: reachable ? 'reachable' : 'unreachable' };
+          // Its model list, not a ping: a server that answers but refuses the key is not usable either.
+          const status = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, 'timeout').then(
+            () => 'reachable' as const,
+            (error: unknown) => (error instanceof LlmError && error.failure === 'unauthorized' ? ('unauthorized' as const) : ('unreachable' as const)),
+          );
+          return { id: backend.id, name: backend.name, kind: backend.kind, status };
         }),
       );
     },
