@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/bench/openai-relay.ts [--tokens 2000] [--rounds 6] [--latency-tokens 150] [--rate 50]
+ * npx tsx scripts/bench/openai-relay.ts [--tokens 5000] [--rounds 9] [--latency-tokens 150] [--rate 50]
  *
  * Relay ratio and added latency for an OpenAI-compatible backend beside Ollama's, measured the same
  * way for both. Three processes, as in real use: the two stand-ins (Ollama and OpenAI-compatible)
@@ -129,8 +129,8 @@ async function directOpenAiChat(baseUrl: string, marker: string): Promise<Stream
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      tokens: { type: 'string', default: '2000' },
-      rounds: { type: 'string', default: '6' },
+      tokens: { type: 'string', default: '5000' },
+      rounds: { type: 'string', default: '9' },
       'latency-tokens': { type: 'string', default: '150' },
       rate: { type: 'string', default: '50' },
     },
