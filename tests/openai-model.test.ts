@@ -119,3 +119,14 @@ test('the router lists what answers, fails only when nothing does, and names a s
     (error: unknown) => error instanceof LlmError && error.failure === 'model-missing' && /"old-box", which is no longer configured/.test(error.message),
   );
 });
+
+test('a server that never answers is timed out with a message naming it, and the request is closed', async (t) => {
+  const standin = await startOpenAiStandin({ defaultReply: { hang: true } });
+  t.after(() => standin.close());
+  const model = createOpenAiChatModel({ backend: backendFor(standin.baseUrl), firstChunkTimeoutMs: 200 });
+  await assert.rejects(
+    model.streamReply({ model: 'gemma-3-4b-it', messages: withPhoto, think: false, contextTokens: 8192 }),
+    (error: unknown) => error instanceof LlmError && error.failure === 'timeout' && /^Box did not start answering within 200 ms\./.test(error.message),
+  );
+  assert.equal((await standin.waitForEnd(0)).aborted, true);
+});

@@ -254,7 +254,7 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
       const replyClient = makeClient(watchForDone(baseFetch, wire));
       const context = (streaming: boolean): ErrorContext => ({ backend, model: request.model, streaming });
 
-      const firstTimer = timer(firstChunkTimeoutMs, `${backend.name} did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`);
+      const firstTimer = timer(firstChunkTimeoutMs, `${backend.name} did not start answering within ${duration(firstChunkTimeoutMs)}.`);
       let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
       try {
         stream = await replyClient.chat.completions.create(
@@ -280,7 +280,7 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
               if (idleTimer) idleTimer.refresh();
               else {
                 clearTimeout(firstTimer);
-                idleTimer = timer(chunkTimeoutMs, `${backend.name} stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`);
+                idleTimer = timer(chunkTimeoutMs, `${backend.name} stopped sending for ${duration(chunkTimeoutMs)}, so the reply was ended.`);
               }
               // A usage-only chunk has no choices.
               const delta = (chunk.choices?.[0]?.delta ?? {}) as StreamDelta;
@@ -313,6 +313,8 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     },
   };
 }
+
+const duration = (milliseconds: number) => (milliseconds < 1000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 1000)} s`);
 
 function emptyStream(): ReplyStream {
   return {
