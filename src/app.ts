@@ -139,8 +139,12 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   registerErrorHandlers(app);
 
   app.get('/healthz', async () => {
-    const ollama = await chatModel.isReachable();
-    return { status: 'ok', ollama: ollama ? 'reachable' : 'unreachable', activeReplies: hub.activeCount };
+    // Each model server by name and state only: this page needs no login, so no addresses or keys.
+    const backends = chatModel.checkBackends
+      ? await chatModel.checkBackends()
+      : [{ id: 'ollama', name: 'Ollama', kind: 'ollama' as const, status: (await chatModel.isReachable()) ? ('reachable' as const) : ('unreachable' as const) }];
+    const ollama = backends.find((backend) => backend.kind === 'ollama')?.status ?? 'not configured';
+    return { status: 'ok', ollama, backends, activeReplies: hub.activeCount };
   });
 
   await registerAuthRoutes(app, {

@@ -52,3 +52,66 @@ test('MCP_CONFIG defaults to ./mcp.json beside the server, may point elsewhere, 
     (error: unknown) => error instanceof ConfigError && error.variable === 'MCP_CONFIG' && /is a folder/.test(error.message),
   );
 });
+
+test('no OpenAI-compatible server by default: Ollama alone, as before', () => {
+  assert.deepEqual(loadConfig({}).openAiBackends, []);
+});
+
+test('OPENAI_BASE_URL adds one OpenAI-compatible server; a bare address gets /v1', () => {
+  const [backend] = loadConfig({ OPENAI_BASE_URL: '192.168.1.50:8080', OPENAI_API_KEY: 'sk-local', OPENAI_NAME: 'llama.cpp box', OPENAI_VISION_MODELS: 'gemma-3, llava' }).openAiBackends;
+  assert.deepEqual(backend, {
+    id: 'openai',
+    name: 'llama.cpp box',
+    baseUrl: 'http://192.168.1.50:8080/v1',
+    apiKey: 'sk-local',
+    apiKeyVariable: 'OPENAI_API_KEY',
+    visionModels: ['gemma-3', 'llava'],
+  });
+  const lmStudio = loadConfig({ OPENAI_BASE_URL: 'http://localhost:1234/v1/' }).openAiBackends[0]!;
+  assert.equal(lmStudio.baseUrl, 'http://localhost:1234/v1');
+  assert.equal(lmStudio.name, 'localhost:1234', 'named after its address when OPENAI_NAME is empty');
+  assert.equal(lmStudio.apiKey, undefined);
+});
+
+test('OPENAI_BACKENDS lists several servers; keys are read from the variables it names', () => {
+  const backends = loadConfig({
+    OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1',
+    OPENAI_BACKENDS: JSON.stringify([
+      { name: 'GPU box', baseUrl: 'http://192.168.1.50:8000/v1', apiKeyEnv: 'VLLM_KEY', visionModels: ['*'] },
+      { id: 'lab', name: 'Lab cluster', baseUrl: 'https://vllm.lab.example/v1' },
+    ]),
+    VLLM_KEY: 'secret-from-env',
+  }).openAiBackends;
+  assert.deepEqual(
+    backends.map((backend) => [backend.id, backend.name, backend.baseUrl, backend.apiKey, backend.apiKeyVariable, backend.visionModels]),
+    [
+      ['openai', '127.0.0.1:8080', 'http://127.0.0.1:8080/v1', undefined, undefined, []],
+      ['gpu-box', 'GPU box', 'http://192.168.1.50:8000/v1', 'secret-from-env', 'VLLM_KEY', ['*']],
+      ['lab', 'Lab cluster', 'https://vllm.lab.example/v1', undefined, undefined, []],
+    ],
+  );
+});
+
+const badOpenAiValues: Array<[Record<string, string>, string, RegExp]> = [
+  [{ OPENAI_BASE_URL: 'ftp://box' }, 'OPENAI_BASE_URL', /http or https/],
+  [{ OPENAI_BASE_URL: 'http://user:pw@box:8000/v1' }, 'OPENAI_BASE_URL', /plain address/],
+  [{ OPENAI_API_KEY: 'sk-1' }, 'OPENAI_API_KEY', /OPENAI_BASE_URL is not/],
+  [{ OPENAI_BACKENDS: '[{name: "x"}]' }, 'OPENAI_BACKENDS', /not valid JSON/],
+  [{ OPENAI_BACKENDS: '{"name": "x"}' }, 'OPENAI_BACKENDS', /must be a JSON list/],
+  [{ OPENAI_BACKENDS: '[{"name": "GPU box", "baseURL": "http://x/v1"}]' }, 'OPENAI_BACKENDS', /unknown key "baseURL"/],
+  [{ OPENAI_BACKENDS: '[{"name": "GPU box"}]' }, 'OPENAI_BACKENDS', /"GPU box" needs a "baseUrl"/],
+  [{ OPENAI_BACKENDS: '[{"name": "GPU box", "baseUrl": "file:///etc"}]' }, 'OPENAI_BACKENDS', /"GPU box": baseUrl "file:\/\/\/etc" must use http or https/],
+  [{ OPENAI_BACKENDS: '[{"name": "A", "baseUrl": "http://a/v1"}, {"name": "a", "baseUrl": "http://b/v1"}]' }, 'OPENAI_BACKENDS', /id "a" is used twice/],
+  [{ OPENAI_BACKENDS: '[{"name": "Box", "id": "Big Box", "baseUrl": "http://a/v1"}]' }, 'OPENAI_BACKENDS', /lowercase letters/],
+  [{ OPENAI_BACKENDS: '[{"name": "Box", "baseUrl": "http://a/v1", "apiKeyEnv": "sk-abc123"}]' }, 'OPENAI_BACKENDS', /not the key itself/],
+  [{ OPENAI_BACKENDS: '[{"name": "Box", "baseUrl": "http://a/v1", "apiKeyEnv": "BOX_KEY"}]' }, 'BOX_KEY', /is not set, but "Box"/],
+];
+
+for (const [environment, variable, problem] of badOpenAiValues) {
+  test(`a bad ${variable} (${JSON.stringify(environment).slice(0, 60)}) stops start-up naming it`, () => {
+    assert.throws(
+      () => loadConfig(environment),
+      (error: unknown) => error instanceof ConfigError && error.variable === variable && problem.test(error.message),
+    );
+  });
+}

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatModel } from '../llm/chat-model.js';
-import { LlmError } from '../llm/llm-error.js';
+import type { ModelGroup } from '../llm/chat-model.js';
+import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
@@ -18,19 +19,52 @@ export interface ChatRoutesDependencies {
 
 const historyPageSize = 100;
 
+interface ModelPickerGroup {
+  backendId: string;
+  label: string;
+  options: Array<{ value: string; label: string }>;
+  /** A short line for a disabled option, and the whole message for its tooltip. */
+  problem?: string;
+  problemDetail?: string;
+}
+
+function toPickerGroup(group: ModelGroup): ModelPickerGroup {
+  const picker: ModelPickerGroup = {
+    backendId: group.backendId,
+    label: group.name,
+    options: group.models.map((model) => ({ value: model.id, label: model.name })),
+  };
+  if (group.problem) {
+    picker.problem = !group.unreachable
+      ? `${group.name} has no models`
+      : group.failure === 'unauthorized'
+        ? `${group.name} refused the API key`
+        : group.failure === 'unreachable' || group.failure === 'timeout'
+          ? `${group.name} is not answering`
+          : `${group.name} could not list its models`;
+    picker.problemDetail = group.problem;
+  }
+  return picker;
+}
+
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
   const { store, toolCalls, hub, chatModel, chatService, view } = dependencies;
 
-  async function installedModels(): Promise<{ models: string[]; notice?: string }> {
-    try {
-      const models = await chatModel.listModels();
-      if (models.length === 0) {
-        return { models, notice: `Ollama at ${chatModel.host} has no models installed. Install one with: ollama pull llama3.2` };
-      }
-      return { models };
-    } catch (error) {
-      return { models: [], notice: error instanceof LlmError ? error.message : `Ollama at ${chatModel.host} could not be asked for its models.` };
+  /** The picker: one group per model server; a server that is down says so in its group. */
+  async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean }> {
+    const groups = (await modelGroupsOf(chatModel)).map(toPickerGroup);
+    const empty = groups.every((group) => group.options.length === 0);
+    // Shown in the thread only when nothing at all can be picked; otherwise the group says it.
+    const notice = empty ? groups.flatMap((group) => group.problemDetail ?? []).join(' ') || undefined : undefined;
+    if (selected && !groups.some((group) => group.options.some((option) => option.value === selected))) {
+      // The chat's model is not listed now (server down, model removed): keep it selected, in its own group.
+      const { backendId, name } = parseModelId(selected);
+      const group = groups.find((candidate) => candidate.backendId === (backendId ?? 'ollama'));
+      const option = { value: selected, label: `${name} (not listed now)` };
+      if (group) group.options.unshift(option);
+      else groups.push({ backendId: backendId ?? 'ollama', label: backendId ?? 'Ollama', options: [option] });
     }
+    return { groups, empty, ...(notice ? { notice } : {}) };
   }
 
   async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number) {
@@ -38,9 +72,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     if (conversationId !== undefined && !conversation) {
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
     }
-    const { models, notice } = await installedModels();
     const model = conversation?.model ?? (await chatService.defaultModel());
-    if (model && !models.includes(model)) models.unshift(model);
+    const picker = await modelPicker(model);
     const live = conversation && hub.active(conversation.id);
     const callsByMessage = conversation ? toolCalls.groupedByMessage(conversation.id) : undefined;
     const messages = conversation
@@ -53,9 +86,10 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       conversationId: conversation?.id,
       conversations: store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation?.id)),
       messages,
-      models,
+      modelGroups: picker.groups,
+      noModels: picker.empty,
       model,
-      notice,
+      notice: picker.notice,
       streaming: Boolean(live),
       maxMessageChars: maxMessageCharacters,
       csrfToken: reply.generateCsrf(),

@@ -67,7 +67,9 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       const model = request.model || conversation?.model || (await defaultModel());
       if (!model) {
         throw new ChatInputError(
-          `No model is available: Ollama at ${chatModel.host} has none installed or is not answering. Install one with: ollama pull llama3.2`,
+          chatModel.listModelGroups
+            ? `No model is available: no model server (Ollama at ${chatModel.host}, or those in OPENAI_BASE_URL / OPENAI_BACKENDS) has one or is answering. Start one, or install a model with: ollama pull llama3.2`
+            : `No model is available: Ollama at ${chatModel.host} has none installed or is not answering. Install one with: ollama pull llama3.2`,
         );
       }
       const created = !conversation;

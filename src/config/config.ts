@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import type { OpenAiBackendSettings } from '../llm/openai-chat-model.js';
 
 /** Everything the server reads from its environment, validated once at start. */
 export interface Config {
@@ -8,6 +9,8 @@ export interface Config {
   port: number;
   ollamaHost: string;
   ollamaModel: string | undefined;
+  /** OpenAI-compatible model servers beside Ollama (OPENAI_BASE_URL and OPENAI_BACKENDS). */
+  openAiBackends: OpenAiBackendSettings[];
   passwordHash: string | undefined;
   secretKey: string | undefined;
   sessionTtlHours: number;
@@ -97,6 +100,100 @@ function filePath(env: Environment, name: string, fallback: string, cwd: string)
   return path.resolve(cwd, text(env, name) ?? fallback);
 }
 
+/** An OpenAI-compatible API root; a bare host:port gets the /v1 that llama.cpp, LM Studio and vLLM all serve. */
+function apiBaseUrl(variable: string, value: string, owner = ''): string {
+  const withScheme = /^[a-z]+:\/\//i.test(value) ? value : `http://${value}`;
+  if (!URL.canParse(withScheme)) throw new ConfigError(variable, `${owner}"${value}" is not a URL (expected e.g. http://127.0.0.1:8080/v1)`);
+  const parsed = new URL(withScheme);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(variable, `${owner}"${value}" must use http or https`);
+  if (parsed.search || parsed.hash || parsed.username) throw new ConfigError(variable, `${owner}"${value}" must be a plain address (no query, #fragment or user:password@; put keys in an API key variable)`);
+  const pathname = parsed.pathname.replace(/\/+$/, '');
+  return `${parsed.origin}${pathname === '' ? '/v1' : pathname}`;
+}
+
+const backendIdPattern = /^[a-z0-9][a-z0-9-]{0,39}$/;
+const backendKeys = ['id', 'name', 'baseUrl', 'apiKeyEnv', 'visionModels'];
+
+function slug(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+}
+
+function modelList(variable: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (typeof value === 'string') return value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.map((item) => item.trim()).filter(Boolean);
+  throw new ConfigError(variable, 'visionModels must be a list of model names (or "*" for all)');
+}
+
+/** OPENAI_BASE_URL (one server) and OPENAI_BACKENDS (a JSON list); keys stay in variables named here. */
+function openAiBackends(env: Environment): OpenAiBackendSettings[] {
+  const backends: OpenAiBackendSettings[] = [];
+  const baseUrl = text(env, 'OPENAI_BASE_URL');
+  if (baseUrl !== undefined) {
+    const apiKey = text(env, 'OPENAI_API_KEY');
+    const address = apiBaseUrl('OPENAI_BASE_URL', baseUrl);
+    backends.push({
+      id: 'openai',
+      name: text(env, 'OPENAI_NAME') ?? new URL(address).host,
+      baseUrl: address,
+      apiKey,
+      apiKeyVariable: apiKey === undefined ? undefined : 'OPENAI_API_KEY',
+      visionModels: modelList('OPENAI_VISION_MODELS', text(env, 'OPENAI_VISION_MODELS')),
+    });
+  } else {
+    for (const variable of ['OPENAI_API_KEY', 'OPENAI_NAME', 'OPENAI_VISION_MODELS']) {
+      if (text(env, variable) !== undefined) throw new ConfigError(variable, 'is set but OPENAI_BASE_URL is not; set the server address too');
+    }
+  }
+
+  const list = text(env, 'OPENAI_BACKENDS');
+  if (list === undefined) return backends;
+  const variable = 'OPENAI_BACKENDS';
+  let entries: unknown;
+  try {
+    entries = JSON.parse(list);
+  } catch (error) {
+    throw new ConfigError(variable, `is not valid JSON (${(error as Error).message}); expected e.g. [{"name": "GPU box", "baseUrl": "http://192.168.1.50:8000/v1"}]`);
+  }
+  if (!Array.isArray(entries)) throw new ConfigError(variable, 'must be a JSON list: [{"name": ..., "baseUrl": ...}, ...]');
+  entries.forEach((entry: unknown, index) => {
+    const where = `entry ${index + 1}`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(variable, `${where} must be an object with "name" and "baseUrl"`);
+    const fields = entry as Record<string, unknown>;
+    const unknown = Object.keys(fields).filter((key) => !backendKeys.includes(key));
+    if (unknown.length > 0) throw new ConfigError(variable, `${where} has unknown key "${unknown[0]}" (known: ${backendKeys.join(', ')})`);
+    if (typeof fields.name !== 'string' || !fields.name.trim()) throw new ConfigError(variable, `${where} needs a "name", e.g. "GPU box"`);
+    const name = fields.name.trim();
+    if (typeof fields.baseUrl !== 'string') throw new ConfigError(variable, `"${name}" needs a "baseUrl", e.g. "http://192.168.1.50:8000/v1"`);
+    const id = fields.id === undefined ? slug(name) : fields.id;
+    if (typeof id !== 'string' || !backendIdPattern.test(id)) {
+      throw new ConfigError(variable, `"${name}" needs an "id" of lowercase letters, digits and dashes (it names the server in saved chats)`);
+    }
+    if (id === 'ollama' || backends.some((backend) => backend.id === id)) throw new ConfigError(variable, `the id "${id}" is used twice; give "${name}" its own "id"`);
+    let apiKey: string | undefined;
+    if (fields.apiKeyEnv !== undefined) {
+      if (typeof fields.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(fields.apiKeyEnv)) {
+        throw new ConfigError(variable, `"${name}": apiKeyEnv must be the name of a variable in .env, e.g. "VLLM_KEY" (not the key itself)`);
+      }
+      apiKey = text(env, fields.apiKeyEnv);
+      if (apiKey === undefined) throw new ConfigError(fields.apiKeyEnv, `is not set, but "${name}" in OPENAI_BACKENDS reads its API key from it`);
+    }
+    backends.push({
+      id,
+      name,
+      baseUrl: apiBaseUrl(variable, fields.baseUrl, `"${name}": baseUrl `),
+      apiKey,
+      apiKeyVariable: typeof fields.apiKeyEnv === 'string' ? fields.apiKeyEnv : undefined,
+      visionModels: modelList(variable, fields.visionModels),
+    });
+  });
+  return backends;
+}
+
 export function loadConfig(env: Environment, cwd: string = process.cwd()): Config {
   const host = text(env, 'HOST') ?? '0.0.0.0';
   if (net.isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host)) {
@@ -135,6 +232,7 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     port: integer(env, 'PORT', 8888, 0, 65535),
     ollamaHost: url(env, 'OLLAMA_HOST', 'http://127.0.0.1:11434'),
     ollamaModel: text(env, 'OLLAMA_MODEL'),
+    openAiBackends: openAiBackends(env),
     passwordHash,
     secretKey,
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365),

@@ -1,5 +1,5 @@
 import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
-import { describeLlmError, LlmError } from './llm-error.js';
+import { describeLlmError, LlmError, type LlmFailure } from './llm-error.js';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -33,12 +33,34 @@ export interface ChatRequest {
   signal?: AbortSignal;
 }
 
+/** The models of one model server, for the picker; `problem` says why it has none to offer. */
+export interface ModelGroup {
+  backendId: string;
+  name: string;
+  /** `id` is what a conversation stores; `name` is the server's own name for the model. */
+  models: Array<{ id: string; name: string }>;
+  problem?: string;
+  /** No list came back (as opposed to a list with no models); `failure` says why. */
+  unreachable?: boolean;
+  failure?: LlmFailure;
+}
+
+export interface BackendHealth {
+  id: string;
+  name: string;
+  kind: 'ollama' | 'openai';
+  status: 'reachable' | 'unreachable' | 'unauthorized';
+}
+
 export interface ChatModel {
   readonly host: string;
   listModels(): Promise<string[]>;
   describeModel(name: string): Promise<ModelDescription>;
   isReachable(): Promise<boolean>;
   streamReply(request: ChatRequest): Promise<ReplyStream>;
+  /** Several model servers behind one ChatModel (the model router) list theirs apart. */
+  listModelGroups?(): Promise<ModelGroup[]>;
+  checkBackends?(): Promise<BackendHealth[]>;
 }
 
 export interface ChatModelOptions {

@@ -1,6 +1,8 @@
-/** What went wrong talking to Ollama, in words a person can act on. */
+/** What went wrong talking to a model server, in words a person can act on. */
 export type LlmFailure =
   | 'unreachable'
+  | 'unauthorized'
+  | 'context-too-long'
   | 'model-missing'
   | 'thinking-unsupported'
   | 'stream-error'
@@ -24,7 +26,7 @@ interface ErrorContext {
   streaming: boolean;
 }
 
-function isNetworkError(error: unknown): boolean {
+export function isNetworkError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const cause = (error as Error & { cause?: { code?: string } }).cause;
   const code = cause?.code ?? (error as Error & { code?: string }).code;

@@ -1,0 +1,324 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatModel, ChatTurn, ModelDescription, ReplyStream } from './chat-model.js';
+import { isNetworkError, LlmError } from './llm-error.js';
+import { ThinkTagSplitter } from './think-tag-splitter.js';
+
+/** One OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM, or a cloud API). */
+export interface OpenAiBackendSettings {
+  /** Short stable id, part of the model ids conversations store (`@<id>/<model>`). */
+  id: string;
+  /** What the person sees in the model picker and in errors, e.g. "GPU box". */
+  name: string;
+  /** The API root including /v1, e.g. http://192.168.1.50:8000/v1 */
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** Where the key came from (a variable name), so a 401 can say what to fix. */
+  apiKeyVariable: string | undefined;
+  /** Models that accept pictures; `*` for all. These servers have no capabilities endpoint. */
+  visionModels: string[];
+}
+
+export interface OpenAiChatModelOptions {
+  backend: OpenAiBackendSettings;
+  fetch?: typeof fetch;
+  firstChunkTimeoutMs?: number;
+  chunkTimeoutMs?: number;
+  /** How long a model list or a health check may take. */
+  listTimeoutMs?: number;
+}
+
+interface ErrorContext {
+  backend: OpenAiBackendSettings;
+  model: string;
+  streaming: boolean;
+}
+
+const contextTooLongPattern = /context (length|size|window)|maximum context|exceed(s|ed)?_?\s?(the )?(available )?context|too many tokens|prompt is too long/i;
+const modelMissingPattern = /model.*(not found|does not exist|not loaded|unknown)|unknown model|no such model/i;
+
+/** Maps what the openai package or fetch threw to one LlmError that names the backend and what to do. */
+export function describeOpenAiError(error: unknown, context: ErrorContext): LlmError {
+  if (error instanceof LlmError) return error;
+  const { backend, model } = context;
+  const inner = error instanceof APIError ? (error.error as { message?: unknown; type?: unknown; code?: unknown } | undefined) : undefined;
+  // Without its own full stop: the messages below go on after it.
+  const detail = (typeof inner?.message === 'string' ? inner.message : error instanceof Error ? error.message : String(error)).trim().replace(/\.+$/, '');
+  const kind = `${String(inner?.type ?? '')} ${String(inner?.code ?? '')}`;
+
+  if (error instanceof APIError && !(error instanceof APIConnectionError)) {
+    const status = error.status;
+    if (status === 401 || status === 403) {
+      const where = backend.apiKeyVariable
+        ? `Check ${backend.apiKeyVariable} in .env`
+        : 'Set its API key in .env (OPENAI_API_KEY, or apiKeyEnv in OPENAI_BACKENDS)';
+      return new LlmError('unauthorized', `${backend.name} refused the API key (HTTP ${status}): ${detail}. ${where}, then restart Hearth.`);
+    }
+    if (contextTooLongPattern.test(detail) || /context_length|exceed_context/i.test(kind)) {
+      return new LlmError(
+        'context-too-long',
+        `The conversation is too long for "${model}" on ${backend.name}: ${detail}. Start a new chat, or give the model a larger context on the server (llama-server -c, vLLM --max-model-len).`,
+      );
+    }
+    if (status === 404 || modelMissingPattern.test(detail) || /model_not_found/i.test(kind)) {
+      return new LlmError(
+        'model-missing',
+        `The model "${model}" is not available on ${backend.name}: ${detail}. Pick another model, or load it on that server.`,
+      );
+    }
+    if (status === undefined) {
+      return new LlmError('stream-error', `${backend.name} reported an error while writing the reply: ${detail}. The text so far is kept; send again to retry.`);
+    }
+    return new LlmError('request-rejected', `${backend.name} refused the request (HTTP ${status}): ${detail}`);
+  }
+  if (error instanceof APIConnectionError || isNetworkError(error)) {
+    return context.streaming
+      ? new LlmError(
+          'connection-dropped',
+          `The connection to ${backend.name} at ${backend.baseUrl} dropped in the middle of the reply. The text so far is kept; send again to retry.`,
+        )
+      : new LlmError(
+          'unreachable',
+          `${backend.name} is not answering at ${backend.baseUrl}. Check that the server is running and that its address (OPENAI_BASE_URL or OPENAI_BACKENDS) is right.`,
+        );
+  }
+  return new LlmError('stream-error', `${backend.name} reported an error while writing the reply: ${detail}`);
+}
+
+/** Pictures travel base64 without a type; the first bytes tell it. */
+function imageMimeType(base64: string): string {
+  if (base64.startsWith('iVBOR')) return 'image/png';
+  if (base64.startsWith('R0lGOD')) return 'image/gif';
+  if (base64.startsWith('UklGR')) return 'image/webp';
+  return 'image/jpeg';
+}
+
+function toOpenAiMessage(turn: ChatTurn, vision: boolean): ChatCompletionMessageParam {
+  if (turn.role === 'system') return { role: 'system', content: turn.content };
+  if (turn.role === 'assistant') return { role: 'assistant', content: turn.content };
+  // Tool results reach the model as text in a user turn (the [TOOL:] protocol), never as OpenAI tool messages.
+  if (!vision || !turn.images?.length) return { role: 'user', content: turn.content };
+  const parts: ChatCompletionContentPart[] = [{ type: 'text', text: turn.content }];
+  for (const image of turn.images) {
+    parts.push({ type: 'image_url', image_url: { url: `data:${imageMimeType(image)};base64,${image}` } });
+  }
+  return { role: 'user', content: parts };
+}
+
+/** The server root (without /v1), where llama.cpp answers /props. */
+function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/v1\/?$/, '');
+}
+
+interface StreamDelta {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}
+
+/**
+ * Watches an SSE body go by and remembers whether it ended with `data: [DONE]`. The openai package
+ * ends a stream quietly either way, but a stream cut off without [DONE] lost the end of the reply.
+ * Keeps only the last few characters: bounded memory, linear time.
+ */
+function watchForDone(baseFetch: typeof fetch, seen: { done: boolean }): typeof fetch {
+  return async (input, init) => {
+    const response = await baseFetch(input, init);
+    if (!response.body || !/event-stream/i.test(response.headers.get('content-type') ?? '')) return response;
+    const decoder = new TextDecoder();
+    let tail = '';
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          tail = (tail + decoder.decode(chunk, { stream: true })).slice(-64);
+          controller.enqueue(chunk);
+        },
+        flush() {
+          seen.done = /data:\s*\[DONE\]\s*$/.test(tail);
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** A ChatModel for one OpenAI-compatible server, through the official openai package. */
+export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatModel {
+  const { backend } = options;
+  const baseFetch = options.fetch ?? fetch;
+  const firstChunkTimeoutMs = options.firstChunkTimeoutMs ?? 300_000;
+  const chunkTimeoutMs = options.chunkTimeoutMs ?? 120_000;
+  const listTimeoutMs = options.listTimeoutMs ?? 5000;
+  const makeClient = (fetchFunction: typeof fetch) =>
+    new OpenAI({
+      baseURL: backend.baseUrl,
+      // The package insists on a key; servers without one ignore the header.
+      apiKey: backend.apiKey ?? 'no-key',
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: firstChunkTimeoutMs,
+      fetch: fetchFunction,
+    });
+  const client = makeClient(baseFetch);
+  // vLLM reports max_model_len with each model; remembered when the list is read.
+  const contextLengths = new Map<string, number>();
+  const descriptions = new Map<string, ModelDescription>();
+
+  async function readModels(): Promise<string[]> {
+    const page = await client.models.list({ timeout: listTimeoutMs });
+    const names: string[] = [];
+    for (const model of page.data) {
+      names.push(model.id);
+      const maxModelLength = Number((model as unknown as { max_model_len?: unknown }).max_model_len);
+      if (Number.isFinite(maxModelLength) && maxModelLength > 0) contextLengths.set(model.id, maxModelLength);
+    }
+    return names.sort((a, b) => a.localeCompare(b));
+  }
+
+  /** llama.cpp's /props: the context it was started with, and whether it loaded a vision projector. */
+  async function readLlamaCppProps(): Promise<{ contextLength?: number; vision?: boolean }> {
+    try {
+      const response = await baseFetch(`${serverRoot(backend.baseUrl)}/props`, {
+        headers: backend.apiKey ? { authorization: `Bearer ${backend.apiKey}` } : {},
+        signal: AbortSignal.timeout(listTimeoutMs),
+      });
+      if (!response.ok) return {};
+      const props = (await response.json()) as { default_generation_settings?: { n_ctx?: unknown }; n_ctx?: unknown; modalities?: { vision?: unknown } };
+      const contextLength = Number(props.default_generation_settings?.n_ctx ?? props.n_ctx);
+      return {
+        ...(Number.isFinite(contextLength) && contextLength > 0 ? { contextLength } : {}),
+        ...(typeof props.modalities?.vision === 'boolean' ? { vision: props.modalities.vision } : {}),
+      };
+    } catch {
+      return {};
+    }
+  }
+
+  async function describeModel(name: string): Promise<ModelDescription> {
+    const known = descriptions.get(name);
+    if (known) return known;
+    const answered = contextLengths.has(name) || (await readModels().then(() => true, () => false));
+    const props = await readLlamaCppProps();
+    const listed = backend.visionModels.includes('*') || backend.visionModels.includes(name);
+    const vision = listed || props.vision === true;
+    const description: ModelDescription = {
+      name,
+      capabilities: ['completion', ...(vision ? ['vision'] : [])],
+      contextLength: contextLengths.get(name) ?? props.contextLength,
+    };
+    // Asked while the server was down: decide again next time rather than keep a guess.
+    if (answered) descriptions.set(name, description);
+    return description;
+  }
+
+  return {
+    host: backend.baseUrl,
+
+    async listModels() {
+      try {
+        return await readModels();
+      } catch (error) {
+        throw describeOpenAiError(error, { backend, model: '', streaming: false });
+      }
+    },
+
+    describeModel,
+
+    async isReachable() {
+      try {
+        await client.models.list({ timeout: listTimeoutMs });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    async streamReply(request) {
+      const controller = new AbortController();
+      let aborted = false;
+      const stop = () => {
+        aborted = true;
+        controller.abort();
+      };
+      if (request.signal?.aborted) return emptyStream();
+      request.signal?.addEventListener('abort', stop, { once: true });
+      let timedOut: LlmError | undefined;
+      const timer = (milliseconds: number, message: string) =>
+        setTimeout(() => {
+          timedOut = new LlmError('timeout', message);
+          controller.abort();
+        }, milliseconds);
+      const wire = { done: false };
+      const vision = (await describeModel(request.model).catch(() => undefined))?.capabilities.includes('vision') ?? false;
+      const replyClient = makeClient(watchForDone(baseFetch, wire));
+      const context = (streaming: boolean): ErrorContext => ({ backend, model: request.model, streaming });
+
+      const firstTimer = timer(firstChunkTimeoutMs, `${backend.name} did not start answering within ${duration(firstChunkTimeoutMs)}.`);
+      let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+      try {
+        stream = await replyClient.chat.completions.create(
+          { model: request.model, messages: request.messages.map((turn) => toOpenAiMessage(turn, vision)), stream: true },
+          { signal: controller.signal },
+        );
+      } catch (error) {
+        clearTimeout(firstTimer);
+        if (aborted || error instanceof APIUserAbortError) {
+          if (timedOut) throw timedOut;
+          return emptyStream();
+        }
+        throw timedOut ?? describeOpenAiError(error, context(false));
+      }
+
+      return {
+        abort: stop,
+        async *[Symbol.asyncIterator]() {
+          const splitter = new ThinkTagSplitter();
+          let idleTimer: NodeJS.Timeout | undefined;
+          try {
+            for await (const chunk of stream) {
+              if (idleTimer) idleTimer.refresh();
+              else {
+                clearTimeout(firstTimer);
+                idleTimer = timer(chunkTimeoutMs, `${backend.name} stopped sending for ${duration(chunkTimeoutMs)}, so the reply was ended.`);
+              }
+              // A usage-only chunk has no choices.
+              const delta = (chunk.choices?.[0]?.delta ?? {}) as StreamDelta;
+              const reasoning = delta.reasoning_content ?? delta.reasoning ?? '';
+              const split = delta.content ? splitter.push(delta.content) : { content: '', thinking: '' };
+              const thinking = reasoning + split.thinking;
+              if (split.content || thinking) yield { content: split.content, thinking };
+            }
+            if (timedOut) throw timedOut;
+            if (aborted) return;
+            const end = splitter.finish();
+            if (end.content || end.thinking) yield end;
+            if (!wire.done) {
+              throw new LlmError(
+                'connection-dropped',
+                `${backend.name} stopped the reply without finishing it (the stream ended before [DONE]). The text so far is kept; send again to retry.`,
+              );
+            }
+          } catch (error) {
+            if (timedOut) throw timedOut;
+            if (aborted) return;
+            throw describeOpenAiError(error, context(true));
+          } finally {
+            clearTimeout(firstTimer);
+            clearTimeout(idleTimer);
+            request.signal?.removeEventListener('abort', stop);
+          }
+        },
+      };
+    },
+  };
+}
+
+const duration = (milliseconds: number) => (milliseconds < 1000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 1000)} s`);
+
+function emptyStream(): ReplyStream {
+  return {
+    abort() {},
+    async *[Symbol.asyncIterator]() {},
+  };
+}
