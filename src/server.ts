@@ -5,7 +5,7 @@ import { buildApp, loggerOptions } from './app.js';
 import { ensureCredentials, passwordHashSetting } from './auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
-import { createChatModel } from './llm/chat-model.js';
+import { createChatModelFromConfig } from './llm/chat-model-from-config.js';
 import { openDatabase } from './storage/database.js';
 import { createSettingsStore } from './storage/settings-store.js';
 
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       return config.passwordHash ?? settings.get(passwordHashSetting) ?? credentials.passwordHash;
     },
   };
-  const chatModel = createChatModel({ host: config.ollamaHost });
+  const chatModel = createChatModelFromConfig(config);
   const app = await buildApp({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel) });
 
   let closing = false;
