@@ -1,5 +1,6 @@
 import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
-import { describeLlmError, LlmError, type LlmFailure } from './llm-error.js';
+import { describeLlmError, type LlmFailure } from './llm-error.js';
+import { emptyStream, ReplyControl } from './reply-control.js';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -122,27 +123,19 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
     async streamReply(request) {
       // ollama-js waits for response headers before it hands out an abortable iterator, so a
       // hung Ollama could never be stopped; a client per reply with our own signal can.
-      const controller = new AbortController();
+      const control = new ReplyControl(request.signal, {
+        firstChunkMs: firstChunkTimeoutMs,
+        firstChunkMessage: `Ollama did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`,
+        chunkMs: chunkTimeoutMs,
+        chunkMessage: `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`,
+      });
       const baseFetch = options.fetch ?? fetch;
       const replyClient = new Ollama({
         host: options.host,
-        fetch: (input, init) =>
-          baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal }),
+        fetch: (input, init) => baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, control.signal]) : control.signal }),
       });
-      let aborted = false;
-      request.signal?.addEventListener('abort', () => {
-        aborted = true;
-        controller.abort();
-      });
-      let timedOut: LlmError | undefined;
-      const timer = (milliseconds: number, message: string) =>
-        setTimeout(() => {
-          timedOut = new LlmError('timeout', message);
-          controller.abort();
-        }, milliseconds);
 
       let iterator: AbortableAsyncIterator<ChatResponse>;
-      const firstTimer = timer(firstChunkTimeoutMs, `Ollama did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`);
       try {
         iterator = await replyClient.chat({
           model: request.model,
@@ -152,35 +145,25 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
           options: { num_ctx: request.contextTokens },
         });
       } catch (error) {
-        clearTimeout(firstTimer);
-        if (aborted) return emptyStream();
-        throw timedOut ?? describeLlmError(error, context(request.model, false));
+        control.end();
+        if (control.stopped) return emptyStream();
+        throw control.timedOut ?? describeLlmError(error, context(request.model, false));
       }
 
       return {
-        abort() {
-          aborted = true;
-          controller.abort();
-        },
+        abort: control.stop,
         async *[Symbol.asyncIterator]() {
-          let idleTimer: NodeJS.Timeout | undefined;
           try {
             for await (const part of iterator) {
-              // One idle timer, pushed back at each chunk with refresh(): no new timer per token.
-              if (idleTimer) idleTimer.refresh();
-              else {
-                clearTimeout(firstTimer);
-                idleTimer = timer(chunkTimeoutMs, `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`);
-              }
+              control.chunkArrived();
               yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
               if (part.done) return;
             }
           } catch (error) {
-            if (aborted) return;
-            throw timedOut ?? describeLlmError(error, context(request.model, true));
+            if (control.stopped) return;
+            throw control.timedOut ?? describeLlmError(error, context(request.model, true));
           } finally {
-            clearTimeout(firstTimer);
-            clearTimeout(idleTimer);
+            control.end();
           }
         },
       };
@@ -188,9 +171,3 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
   };
 }
 
-function emptyStream(): ReplyStream {
-  return {
-    abort() {},
-    async *[Symbol.asyncIterator]() {},
-  };
-}

@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ChatModel, ChatTurn, ModelDescription, ReplyStream } from './chat-model.js';
+import type { ChatModel, ChatTurn, ModelDescription } from './chat-model.js';
 import { isNetworkError, LlmError } from './llm-error.js';
+import { emptyStream, ReplyControl } from './reply-control.js';
 import { ThinkTagSplitter } from './think-tag-splitter.js';
 
 /** One OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM, or a cloud API). */
@@ -235,53 +236,40 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     },
 
     async streamReply(request) {
-      const controller = new AbortController();
-      let aborted = false;
-      const stop = () => {
-        aborted = true;
-        controller.abort();
-      };
       if (request.signal?.aborted) return emptyStream();
-      request.signal?.addEventListener('abort', stop, { once: true });
-      let timedOut: LlmError | undefined;
-      const timer = (milliseconds: number, message: string) =>
-        setTimeout(() => {
-          timedOut = new LlmError('timeout', message);
-          controller.abort();
-        }, milliseconds);
+      const control = new ReplyControl(request.signal, {
+        firstChunkMs: firstChunkTimeoutMs,
+        firstChunkMessage: `${backend.name} did not start answering within ${duration(firstChunkTimeoutMs)}.`,
+        chunkMs: chunkTimeoutMs,
+        chunkMessage: `${backend.name} stopped sending for ${duration(chunkTimeoutMs)}, so the reply was ended.`,
+      });
       const wire = { done: false };
       const vision = (await describeModel(request.model).catch(() => undefined))?.capabilities.includes('vision') ?? false;
       const replyClient = makeClient(watchForDone(baseFetch, wire));
       const context = (streaming: boolean): ErrorContext => ({ backend, model: request.model, streaming });
 
-      const firstTimer = timer(firstChunkTimeoutMs, `${backend.name} did not start answering within ${duration(firstChunkTimeoutMs)}.`);
       let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
       try {
         stream = await replyClient.chat.completions.create(
           { model: request.model, messages: request.messages.map((turn) => toOpenAiMessage(turn, vision)), stream: true },
-          { signal: controller.signal },
+          { signal: control.signal },
         );
       } catch (error) {
-        clearTimeout(firstTimer);
-        if (aborted || error instanceof APIUserAbortError) {
-          if (timedOut) throw timedOut;
+        control.end();
+        if (control.stopped || error instanceof APIUserAbortError) {
+          if (control.timedOut) throw control.timedOut;
           return emptyStream();
         }
-        throw timedOut ?? describeOpenAiError(error, context(false));
+        throw control.timedOut ?? describeOpenAiError(error, context(false));
       }
 
       return {
-        abort: stop,
+        abort: control.stop,
         async *[Symbol.asyncIterator]() {
           const splitter = new ThinkTagSplitter();
-          let idleTimer: NodeJS.Timeout | undefined;
           try {
             for await (const chunk of stream) {
-              if (idleTimer) idleTimer.refresh();
-              else {
-                clearTimeout(firstTimer);
-                idleTimer = timer(chunkTimeoutMs, `${backend.name} stopped sending for ${duration(chunkTimeoutMs)}, so the reply was ended.`);
-              }
+              control.chunkArrived();
               // A usage-only chunk has no choices.
               const delta = (chunk.choices?.[0]?.delta ?? {}) as StreamDelta;
               const reasoning = delta.reasoning_content ?? delta.reasoning ?? '';
@@ -289,8 +277,8 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
               const thinking = reasoning + split.thinking;
               if (split.content || thinking) yield { content: split.content, thinking };
             }
-            if (timedOut) throw timedOut;
-            if (aborted) return;
+            if (control.timedOut) throw control.timedOut;
+            if (control.stopped) return;
             const end = splitter.finish();
             if (end.content || end.thinking) yield end;
             if (!wire.done) {
@@ -300,13 +288,11 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
               );
             }
           } catch (error) {
-            if (timedOut) throw timedOut;
-            if (aborted) return;
+            if (control.timedOut) throw control.timedOut;
+            if (control.stopped) return;
             throw describeOpenAiError(error, context(true));
           } finally {
-            clearTimeout(firstTimer);
-            clearTimeout(idleTimer);
-            request.signal?.removeEventListener('abort', stop);
+            control.end();
           }
         },
       };
@@ -316,9 +302,3 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
 
 const duration = (milliseconds: number) => (milliseconds < 1000 ? `${milliseconds} ms` : `${Math.round(milliseconds / 1000)} s`);
 
-function emptyStream(): ReplyStream {
-  return {
-    abort() {},
-    async *[Symbol.asyncIterator]() {},
-  };
-}
