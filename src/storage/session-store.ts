@@ -5,24 +5,46 @@ import type { SqliteDatabase } from './database.js';
 type Callback = (error?: unknown) => void;
 type GetCallback = (error: unknown, session?: Session | null) => void;
 
-/** @fastify/session store in SQLite, so a server restart does not log anyone out. */
-export function createSqliteSessionStore(database: SqliteDatabase, now: () => number = Date.now): SessionStore & {
+/** Anonymous sessions (a login form's CSRF secret) kept at most; older ones are dropped first. */
+export const anonymousSessionCap = 1000;
+
+export interface SqliteSessionStore extends SessionStore {
+  /** When a logged-in session ends (ms since epoch), or undefined when it is gone, logged out or expired. */
+  authenticatedUntil(sessionId: string): number | undefined;
+  /** Deletes every session (after a password change); returns how many there were. */
+  destroyAll(): number;
   prune(): number;
-} {
+}
+
+/** @fastify/session store in SQLite, so a server restart does not log anyone out. */
+export function createSqliteSessionStore(database: SqliteDatabase, now: () => number = Date.now): SqliteSessionStore {
   const select = database.prepare<[string, number], { data: string }>(
     'SELECT data FROM sessions WHERE id = ? AND expires_at > ?',
   );
-  const upsert = database.prepare<[string, string, number]>(
-    'INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at',
+  const selectLive = database.prepare<[string, number], { expires_at: number }>(
+    'SELECT expires_at FROM sessions WHERE id = ? AND authenticated = 1 AND expires_at > ?',
+  );
+  const upsert = database.prepare<[string, string, number, number]>(
+    `INSERT INTO sessions (id, data, expires_at, authenticated) VALUES (?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at, authenticated = excluded.authenticated`,
   );
   const remove = database.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
+  const removeAll = database.prepare('DELETE FROM sessions');
   const removeExpired = database.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?');
+  // A flood of login-page visits must not grow the table without bound.
+  const trimAnonymous = database.prepare<[number]>(
+    `DELETE FROM sessions WHERE authenticated = 0 AND id NOT IN
+       (SELECT id FROM sessions WHERE authenticated = 0 ORDER BY expires_at DESC LIMIT ?)`,
+  );
+  let anonymousWrites = 0;
 
   return {
     set(sessionId: string, session: Session, callback: Callback) {
       try {
         const expires = session.cookie.expires ? new Date(session.cookie.expires).getTime() : now() + 86_400_000;
-        upsert.run(sessionId, JSON.stringify(session), expires);
+        const authenticated = session.authenticated === true;
+        upsert.run(sessionId, JSON.stringify(session), expires, authenticated ? 1 : 0);
+        if (!authenticated && (anonymousWrites += 1) % 100 === 0) trimAnonymous.run(anonymousSessionCap);
         callback();
       } catch (error) {
         callback(error);
@@ -44,6 +66,8 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
         callback(error);
       }
     },
+    authenticatedUntil: (sessionId) => selectLive.get(sessionId, now())?.expires_at,
+    destroyAll: () => removeAll.run().changes,
     prune: () => removeExpired.run(now()).changes,
   };
 }
