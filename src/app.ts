@@ -50,9 +50,8 @@ export interface AppDependencies {
   /** Wrong passwords allowed per address per window before that address waits (tests lower it). */
   loginAttempts?: number;
   loginWindowMs?: number;
-  /** bcrypt compares in flight at once, and how many more may wait for a turn. */
+  /** bcrypt compares in flight at once. */
   passwordChecksInFlight?: number;
-  passwordChecksQueued?: number;
   /** Time allowed to receive a whole request (headers and body); tests shorten it. */
   requestTimeoutMs?: number;
   /** How often an idle WebSocket re-checks that its session still exists. */
@@ -99,9 +98,11 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     windowMs: dependencies.loginWindowMs ?? 15 * 60_000,
   });
   // Two of libuv's four threads at most, so file reads for the chat never queue behind bcrypt.
+  // Up to 32 addresses that have not failed may wait (about 4 s at cost 12), 8 others.
   const passwordCheckGate = new PasswordCheckGate({
     concurrent: dependencies.passwordChecksInFlight ?? 2,
-    queued: dependencies.passwordChecksQueued ?? 8,
+    queuedClean: 32,
+    queuedSuspect: 8,
   });
   const hub = new ReplyHub();
   const sessionSockets = new SessionSockets({
@@ -176,8 +177,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     authenticated.addHook('onRoute', (route) => {
       route.bodyLimit ??= authenticatedBodyLimit;
     });
-    authenticated.addHook('onRequest', requireLogin);
     authenticated.addHook('onRequest', preventCaching);
+    authenticated.addHook('onRequest', requireLogin);
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     authenticated.register(async (socketScope) => {

@@ -54,6 +54,9 @@ function secondsUntil(time: number): number {
 
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { loginFailures, passwordCheckGate } = options;
+  // Attempts being checked or waiting, per address: an address's second attempt in parallel is
+  // no longer "clean", so many parallel guesses from one address cannot crowd out the owner.
+  const pendingByAddress = new Map<string, number>();
 
   app.get<{ Querystring: { next?: string } }>('/login', { onRequest: preventCaching }, async (request, reply) => {
     if (isAuthenticated(request)) return reply.redirect(safeNext(request.query.next));
@@ -83,15 +86,23 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       if (locked) return locked;
 
       const password = typeof request.body?.password === 'string' ? request.body.password : '';
-      const priority = loginFailures.failuresOf(address) > 0 ? 'suspect' : 'clean';
-      const outcome = await passwordCheckGate.run(priority, async () => {
-        // Asked again at our turn, and the attempt counted as a failure before bcrypt runs (forgotten
-        // when it proves right): parallel guesses from one address cannot exceed its budget.
-        if (loginFailures.lockedUntil(address) !== undefined) return 'locked';
-        loginFailures.recordFailure(address);
-        if (password.length === 0 || password.length > maxPasswordLength) return 'wrong';
-        return (await verifyPassword(password, options.passwordHash())) ? 'right' : 'wrong';
-      });
+      const pending = pendingByAddress.get(address) ?? 0;
+      const priority = pending > 0 || loginFailures.failuresOf(address) > 0 ? 'suspect' : 'clean';
+      pendingByAddress.set(address, pending + 1);
+      const outcome = await passwordCheckGate
+        .run(priority, async () => {
+          // Asked again at our turn, and the attempt counted as a failure before bcrypt runs (forgotten
+          // when it proves right): parallel guesses from one address cannot exceed its budget.
+          if (loginFailures.lockedUntil(address) !== undefined) return 'locked';
+          loginFailures.recordFailure(address);
+          if (password.length === 0 || password.length > maxPasswordLength) return 'wrong';
+          return (await verifyPassword(password, options.passwordHash())) ? 'right' : 'wrong';
+        })
+        .finally(() => {
+          const left = (pendingByAddress.get(address) ?? 1) - 1;
+          if (left > 0) pendingByAddress.set(address, left);
+          else pendingByAddress.delete(address);
+        });
       if (outcome === undefined) {
         request.log.warn({ ip: address, userAgent }, 'login refused: too many logins being checked at once');
         reply.header('Retry-After', '5');
