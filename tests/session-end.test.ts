@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loggedOutCloseCode } from '../src/auth/session-sockets.js';
-import { startChatHarness, type ChatSocket } from './support/test-app.js';
+import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
 
 /** The close code once the socket closes, or 'still open' after `withinMs`. */
 function closeCode(chat: ChatSocket, withinMs = 3000): Promise<number | 'still open'> {
@@ -43,4 +43,23 @@ test('an idle socket closes at its session\'s expiry time', async (t) => {
   const late = await openChatSocket(harness.baseUrl, harness.cookies);
   t.after(() => late.close());
   assert.equal(await closeCode(late), loggedOutCloseCode);
+});
+
+test('a request still in flight when its session is deleted does not bring the session back', async (t) => {
+  const { app, login, database } = await buildTestApp(t);
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // Holds the next page request between reading its session and saving it.
+  app.addHook('preHandler', async (request) => {
+    if (request.url === '/memory') await held;
+  });
+  const cookies = await login();
+  const page = app.inject({ url: '/memory', headers: { cookie: cookies } });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  database.prepare('DELETE FROM sessions').run();
+  release();
+  assert.equal((await page).statusCode, 200, 'the page that was already being served finishes');
+  assert.equal((database.prepare('SELECT COUNT(*) AS count FROM sessions').get() as { count: number }).count, 0);
+  const after = await app.inject({ url: '/', headers: { cookie: cookies } });
+  assert.equal(after.statusCode, 302, 'the session stays logged out');
 });

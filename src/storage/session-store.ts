@@ -28,6 +28,12 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
     `INSERT INTO sessions (id, data, expires_at, authenticated) VALUES (?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at, authenticated = excluded.authenticated`,
   );
+  // A logged-in session is only ever updated, never created: a request still in flight when the
+  // session was deleted (logout, `npm run set-password`) must not bring it back when it saves.
+  // Login creates the row first, as the anonymous session that regenerate() stores.
+  const updateAuthenticated = database.prepare<[string, number, string]>(
+    'UPDATE sessions SET data = ?, expires_at = ?, authenticated = 1 WHERE id = ?',
+  );
   const remove = database.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
   const removeAll = database.prepare('DELETE FROM sessions');
   const removeExpired = database.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?');
@@ -42,9 +48,12 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
     set(sessionId: string, session: Session, callback: Callback) {
       try {
         const expires = session.cookie.expires ? new Date(session.cookie.expires).getTime() : now() + 86_400_000;
-        const authenticated = session.authenticated === true;
-        upsert.run(sessionId, JSON.stringify(session), expires, authenticated ? 1 : 0);
-        if (!authenticated && (anonymousWrites += 1) % 100 === 0) trimAnonymous.run(anonymousSessionCap);
+        if (session.authenticated === true) {
+          updateAuthenticated.run(JSON.stringify(session), expires, sessionId);
+        } else {
+          upsert.run(sessionId, JSON.stringify(session), expires, 0);
+          if ((anonymousWrites += 1) % 100 === 0) trimAnonymous.run(anonymousSessionCap);
+        }
         callback();
       } catch (error) {
         callback(error);
