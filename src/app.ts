@@ -145,11 +145,11 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const pruneTimer = setInterval(prune, 600_000).unref();
   prune();
 
-  // Before sessions are read or bodies parsed: a change from another origin stops here.
+  await registerSecurityHeaders(app, { https: https || Boolean(config.trustProxy) });
+  // After the security headers, before sessions are read or bodies parsed: a change from another
+  // origin stops here.
   app.addHook('onRequest', requireOwnOriginForChanges);
   registerProxyNotice(app, { trustProxy: Boolean(config.trustProxy) });
-
-  await registerSecurityHeaders(app, { https: https || Boolean(config.trustProxy) });
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(formBody);
   await registerSessions(app, { secretKey: dependencies.credentials.secretKey, ttlHours: config.sessionTtlHours, store: sessionStore });

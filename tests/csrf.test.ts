@@ -78,6 +78,7 @@ test('a change from another origin is refused even with the right session and to
   for (const headers of attempts) {
     const response = await app.inject({ method: 'POST', url: '/memory', headers: { ...headers, cookie: jar }, payload: { content: '- evil', _csrf: token } });
     assert.equal(response.statusCode, 403, JSON.stringify(headers));
+    assert.match(String(response.headers['content-security-policy']), /default-src 'self'/, 'the refusal carries the security headers');
   }
   const logout = await app.inject({ method: 'POST', url: '/logout', headers: { cookie: jar, origin: 'http://localhost:9999', host: 'localhost:80' }, payload: { _csrf: token } });
   assert.equal(logout.statusCode, 403, 'logout from another origin is refused too');
