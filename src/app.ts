@@ -3,8 +3,9 @@ import compress from '@fastify/compress';
 import formBody from '@fastify/formbody';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { requireLogin, requireSameOriginSocket } from './auth/auth-guard.js';
-import { registerAuthRoutes } from './auth/auth-routes.js';
+import { requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './auth/auth-guard.js';
+import { preventCaching, registerAuthRoutes } from './auth/auth-routes.js';
+import { PasswordCheckGate } from './auth/password-check-gate.js';
 import { SessionSockets } from './auth/session-sockets.js';
 import type { Credentials } from './auth/credentials.js';
 import { registerChatRoutes } from './chat/chat-routes.js';
@@ -17,6 +18,7 @@ import type { Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
 import { googleServicesFromConfig } from './google/google-services.js';
 import { registerErrorHandlers } from './http/error-handlers.js';
+import { registerProxyNotice } from './http/proxy-notice.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerSessions } from './http/sessions.js';
 import { registerStaticFiles } from './http/static-files.js';
@@ -39,6 +41,7 @@ import { FindToolsTool } from './tools-engine/find-tools-tool.js';
 import { findToolsName, loadTools, toolsFolder, type ToolRegistry } from './tools-engine/tool-registry.js';
 import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
+import { createLoginFailureStore } from './storage/login-failure-store.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
 
 export interface AppDependencies {
@@ -57,10 +60,21 @@ export interface AppDependencies {
   environment?: Record<string, string | undefined>;
   /** How long an approval card waits for an answer (tests shorten it). */
   approvalExpiryMs?: number;
-  /** Login attempts per address per window (tests lower it). */
+  /** Wrong passwords allowed per address per window before that address waits (tests lower it). */
   loginAttempts?: number;
   loginWindowMs?: number;
+  /** bcrypt compares in flight at once. */
+  passwordChecksInFlight?: number;
+  /** Time allowed to receive a whole request (headers and body); tests shorten it. */
+  requestTimeoutMs?: number;
+  /** How often an idle WebSocket re-checks that its session still exists. */
+  socketSessionCheckMs?: number;
 }
+
+/** Bodies of logged-in requests (a memory file, a prompt template, a long message). */
+const authenticatedBodyLimit = 1024 * 1024;
+/** Everything else (login form, unknown routes) is parsed only this far. */
+const anonymousBodyLimit = 16 * 1024;
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return process.stdout.isTTY
@@ -72,19 +86,42 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile>; mcp: McpSetup }> {
   const { config, database, chatModel } = dependencies;
   const https = Boolean(config.tlsCert && config.tlsKey);
+  // Slow-body and slow-header sockets are closed (Fastify's default requestTimeout is 0: never).
+  // A WebSocket leaves these timers once its upgrade is done.
+  const requestTimeout = dependencies.requestTimeoutMs ?? 60_000;
+  const timeouts = {
+    headersTimeout: Math.min(requestTimeout, 20_000),
+    connectionsCheckingInterval: Math.min(Math.max(Math.floor(requestTimeout / 4), 50), 5_000),
+  };
   const app = Fastify({
     logger: dependencies.logger ?? false,
     trustProxy: config.trustProxy ?? false,
-    bodyLimit: 1024 * 1024,
-    ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!) } } : {}),
-  }) as unknown as FastifyInstance;
+    bodyLimit: anonymousBodyLimit,
+    requestTimeout,
+    http: timeouts,
+    ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!), ...timeouts } } : {}),
+  } as FastifyServerOptions) as unknown as FastifyInstance;
 
   const store = createConversationStore(database);
   const toolCalls = createToolCallStore(database);
   const settings = createSettingsStore(database);
   const sessionStore = createSqliteSessionStore(database);
+  const loginFailures = createLoginFailureStore(database, {
+    maxFailures: dependencies.loginAttempts ?? 10,
+    windowMs: dependencies.loginWindowMs ?? 15 * 60_000,
+  });
+  // Two of libuv's four threads at most, so file reads for the chat never queue behind bcrypt.
+  // Up to 32 addresses that have not failed may wait (about 4 s at cost 12), 8 others.
+  const passwordCheckGate = new PasswordCheckGate({
+    concurrent: dependencies.passwordChecksInFlight ?? 2,
+    queuedClean: 32,
+    queuedSuspect: 8,
+  });
   const hub = new ReplyHub();
-  const sessionSockets = new SessionSockets();
+  const sessionSockets = new SessionSockets({
+    authenticatedUntil: (sessionId) => sessionStore.authenticatedUntil(sessionId),
+    checkEveryMs: dependencies.socketSessionCheckMs,
+  });
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
@@ -126,10 +163,18 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
   if (interrupted > 0) app.log.warn({ interrupted }, 'marked replies cut off by a restart as failed');
-  const pruneTimer = setInterval(() => sessionStore.prune(), 3_600_000).unref();
-  sessionStore.prune();
+  const prune = () => {
+    sessionStore.prune();
+    loginFailures.prune();
+  };
+  const pruneTimer = setInterval(prune, 600_000).unref();
+  prune();
 
   await registerSecurityHeaders(app, { https: https || Boolean(config.trustProxy) });
+  // After the security headers, before sessions are read or bodies parsed: a change from another
+  // origin stops here.
+  app.addHook('onRequest', requireOwnOriginForChanges);
+  registerProxyNotice(app, { trustProxy: Boolean(config.trustProxy) });
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(formBody);
   await registerSessions(app, { secretKey: dependencies.credentials.secretKey, ttlHours: config.sessionTtlHours, store: sessionStore });
@@ -150,13 +195,19 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerAuthRoutes(app, {
     passwordHash: () => dependencies.credentials.passwordHash,
     sessionSockets,
-    loginAttempts: dependencies.loginAttempts,
-    loginWindowMs: dependencies.loginWindowMs,
+    loginFailures,
+    passwordCheckGate,
+    sessionTtlMs: config.sessionTtlHours * 3_600_000,
   });
 
-  // Everything registered in here needs a logged-in session.
+  // Everything registered in here needs a logged-in session. The check runs on request, before
+  // any body is read, so anonymous clients cannot make the server parse large bodies.
   await app.register(async (authenticated) => {
-    authenticated.addHook('preHandler', requireLogin);
+    authenticated.addHook('onRoute', (route) => {
+      route.bodyLimit ??= authenticatedBodyLimit;
+    });
+    authenticated.addHook('onRequest', preventCaching);
+    authenticated.addHook('onRequest', requireLogin);
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });

@@ -136,3 +136,38 @@ test('a session survives a server restart (sessions are in SQLite)', async (t) =
   const page = await second.inject({ method: 'GET', url: '/', headers: { cookie: cookies } });
   assert.equal(page.statusCode, 200);
 });
+
+test('a "next" path with characters outside Latin-1 is followed after login, percent-encoded', async (t) => {
+  const { app } = await buildTestApp(t);
+  for (const [next, location] of [
+    ['/c/1?q=日本語', '/c/1?q=%E6%97%A5%E6%9C%AC%E8%AA%9E'],
+    ['/memory#ü€', '/memory#%C3%BC%E2%82%AC'],
+    ['/c/1?q=%E2%82%AC', '/c/1?q=%E2%82%AC'],
+  ] as const) {
+    const page = await app.inject({ method: 'GET', url: `/login?next=${encodeURIComponent(next)}` });
+    assert.equal(page.statusCode, 200);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/login',
+      headers: { cookie: cookieHeader(page.headers['set-cookie']) },
+      payload: { password: testPassword, _csrf: csrfTokenFrom(page.body), next },
+    });
+    assert.equal(response.statusCode, 303, `${next}: ${response.body.slice(0, 200)}`);
+    assert.equal(response.headers.location, location);
+  }
+});
+
+test('private pages and the login page tell the browser not to store them', async (t) => {
+  const { app, login } = await buildTestApp(t);
+  const cookies = await login();
+  for (const url of ['/', '/c/1', '/memory', '/history']) {
+    const response = await app.inject({ url, headers: { cookie: cookies } });
+    assert.equal(response.headers['cache-control'], 'no-store', `${url} (${response.statusCode})`);
+  }
+  const anonymous = await app.inject({ url: '/login' });
+  assert.equal(anonymous.headers['cache-control'], 'no-store', '/login');
+  const redirected = await app.inject({ url: '/memory' });
+  assert.equal(redirected.headers['cache-control'], 'no-store', 'the redirect to /login');
+  const stylesheet = await app.inject({ url: '/static/app.css' });
+  assert.notEqual(stylesheet.headers['cache-control'], 'no-store', 'static files may still be cached');
+});

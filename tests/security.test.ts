@@ -218,7 +218,7 @@ test('with TLS_CERT and TLS_KEY the server speaks HTTPS, cookies are Secure and 
   response.resume();
   assert.equal(response.statusCode, 200);
   assert.match(String(response.headers['strict-transport-security']), /max-age=\d+/);
-  const csrfCookie = [response.headers['set-cookie']].flat().find((line) => line?.startsWith('hearth_csrf='));
-  assert.match(String(csrfCookie), /; Secure/i);
+  const sessionCookie = [response.headers['set-cookie']].flat().find((line) => line?.startsWith('hearth_session='));
+  assert.match(String(sessionCookie), /; Secure/i);
   assert.match(String(response.headers['content-security-policy']), /upgrade-insecure-requests/);
 });

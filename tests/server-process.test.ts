@@ -202,3 +202,72 @@ test('set-password reads a piped password and the next login uses it', async (t)
   assert.doesNotMatch(server.output(), /your password is/, 'no password is generated when one was set');
   assert.equal(await login(`http://127.0.0.1:${port}`, 'a brand new password'), 303);
 });
+
+/** Runs `npm run set-password` (its script) with a piped password; returns its exit code and output. */
+function setPassword(dataDir: string, input: string, flags: string[] = []): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/set-password.ts', ...flags], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => resolve({ code, output }));
+    child.stdin.end(input);
+  });
+}
+
+test('set-password refuses a password longer than bcrypt reads (72 bytes)', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // 25 characters, 75 bytes: short to the eye, too long for bcrypt.
+  const refused = await setPassword(dataDir, `${'日'.repeat(25)}\n`);
+  assert.equal(refused.code, 1);
+  assert.match(refused.output, /75 bytes .*only the first 72.*Nothing was changed/);
+  const { default: Database } = await import('better-sqlite3');
+  if (fs.existsSync(path.join(dataDir, 'hearth.sqlite'))) {
+    const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
+    t.after(() => database.close());
+    assert.equal((database.prepare("SELECT COUNT(*) AS count FROM settings WHERE key = 'password_hash'").get() as { count: number }).count, 0);
+  }
+  const exactly72 = await setPassword(dataDir, `${'日'.repeat(24)}\n`);
+  assert.equal(exactly72.code, 0, exactly72.output);
+});
+
+test('set-password logs out every session by default; the running server closes their open chats', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const standin = await startOllamaStandin();
+  t.after(async () => {
+    await standin.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  assert.equal((await setPassword(dataDir, 'the first password\n')).code, 0);
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = startServer({ PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') });
+  t.after(() => server.child.kill('SIGKILL'));
+  await waitForOutput(server, /Hearth is running/);
+
+  const { openChatSocket } = await import('./support/test-app.js');
+  const kept = await logIn(baseUrl, 'the first password');
+  const keepResult = await setPassword(dataDir, 'the second password\n', ['--keep-sessions']);
+  assert.equal(keepResult.code, 0, keepResult.output);
+  assert.match(keepResult.output, /stay logged in/);
+  assert.equal((await fetch(`${baseUrl}/`, { headers: { cookie: kept.cookies }, redirect: 'manual' })).status, 200, '--keep-sessions keeps them');
+
+  const socket = await openChatSocket(baseUrl, kept.cookies);
+  const closed = new Promise<number>((resolve) => socket.socket.once('close', (code) => resolve(code)));
+  const changed = await setPassword(dataDir, 'the third password\n');
+  assert.equal(changed.code, 0, changed.output);
+  assert.match(changed.output, /1 session was logged out/);
+  const page = await fetch(`${baseUrl}/`, { headers: { cookie: kept.cookies }, redirect: 'manual' });
+  assert.equal(page.status, 302, 'the old session no longer opens the chat');
+  assert.equal(page.headers.get('location'), '/login');
+  // The socket opened before the change refuses the next message and closes as "logged out".
+  socket.send({ type: 'send', message: 'Am I still in?' });
+  assert.equal(await closed, 4401);
+  assert.equal(standin.requests.length, 0, 'nothing reached the model');
+  assert.equal(await login(baseUrl, 'the third password'), 303);
+});

@@ -3,9 +3,31 @@ import type { WebSocket } from 'ws';
 /** Close code that htmx's WebSocket extension does not retry: the page must log in again. */
 export const loggedOutCloseCode = 4401;
 
-/** Open sockets by session, so logging out also closes that session's chat sockets at once. */
+export interface SessionSocketsOptions {
+  /** When a logged-in session ends, or undefined when it is gone (the session store answers). */
+  authenticatedUntil: (sessionId: string) => number | undefined;
+  /** How often an idle socket re-checks its session (a deletion by another process is seen this late at worst). */
+  checkEveryMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Open sockets by session, so logging out closes that session's chat sockets at once, and a
+ * socket whose session expires or is deleted (`npm run set-password`) closes by itself: each
+ * socket re-checks its session at its expiry time and at least every `checkEveryMs`. (Each
+ * message is checked too, by the chat socket's isAuthenticated call.)
+ */
 export class SessionSockets {
   readonly #sockets = new Map<string, Set<WebSocket>>();
+  readonly #authenticatedUntil: (sessionId: string) => number | undefined;
+  readonly #checkEveryMs: number;
+  readonly #now: () => number;
+
+  constructor(options: SessionSocketsOptions) {
+    this.#authenticatedUntil = options.authenticatedUntil;
+    this.#checkEveryMs = options.checkEveryMs ?? 30_000;
+    this.#now = options.now ?? Date.now;
+  }
 
   add(sessionId: string, socket: WebSocket): void {
     let sockets = this.#sockets.get(sessionId);
@@ -14,10 +36,23 @@ export class SessionSockets {
       this.#sockets.set(sessionId, sockets);
     }
     sockets.add(socket);
+    let timer: NodeJS.Timeout | undefined;
+    const check = () => {
+      const until = this.#authenticatedUntil(sessionId);
+      const left = until === undefined ? 0 : until - this.#now();
+      if (left <= 0) {
+        socket.close(loggedOutCloseCode, 'Log in again');
+        return;
+      }
+      timer = setTimeout(check, Math.min(left + 50, this.#checkEveryMs));
+      timer.unref();
+    };
     socket.once('close', () => {
+      clearTimeout(timer);
       sockets.delete(socket);
       if (sockets.size === 0) this.#sockets.delete(sessionId);
     });
+    check();
   }
 
   closeAll(sessionId: string): void {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { loginFormToken } from '../auth/auth-routes.js';
 
 /** One place that turns errors into pages or short messages; internals never reach the browser. */
 export function registerErrorHandlers(app: FastifyInstance): void {
@@ -14,7 +15,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     if (error.code?.startsWith('FST_CSRF')) message = 'This form has expired (or came from another site). Reload the page and try again.';
 
     if (isLogin) {
-      return reply.code(status).view('login', { csrfToken: reply.generateCsrf(), error: message, next: '/' });
+      return reply.code(status).view('login', { csrfToken: loginFormToken(request, reply), error: message, next: '/' });
     }
     if (request.headers['hx-request']) return reply.code(status).type('text/html').send('');
     if (wantsHtml) return reply.code(status).view('not-found', { title: status === 404 ? 'Not found' : 'Something went wrong', message });

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface Session {
     authenticated?: boolean;
     loggedInAt?: number;
+    /** The CSRF secret (@fastify/csrf-protection): tokens are valid for this session only. */
+    _csrf?: string;
   }
 }
 
@@ -20,7 +22,10 @@ export interface SessionOptions {
 /**
  * Cookies are httpOnly and SameSite=Lax; Secure is decided per request ('auto'), so they are
  * Secure over HTTPS or behind a trusted HTTPS proxy and still work on plain LAN HTTP.
- * CSRF tokens use a signed cookie, so the login page needs no server-side session.
+ * CSRF secrets live in the session, so a token is good only for the session it was made for and
+ * ends with it: a token fetched by another page (another port of this host, which shares the
+ * cookie jar) cannot be planted next to the owner's session. The login form gets a short-lived
+ * anonymous session of its own for its token; logging in replaces it with a new session.
  */
 export async function registerSessions(app: FastifyInstance, options: SessionOptions): Promise<void> {
   await app.register(cookie, { secret: options.secretKey });
@@ -37,9 +42,5 @@ export async function registerSessions(app: FastifyInstance, options: SessionOpt
       maxAge: options.ttlHours * 3_600_000,
     },
   });
-  await app.register(csrf, {
-    sessionPlugin: '@fastify/cookie',
-    cookieKey: 'hearth_csrf',
-    cookieOpts: { httpOnly: true, sameSite: 'strict', path: '/', signed: true, secure: 'auto' },
-  });
+  await app.register(csrf, { sessionPlugin: '@fastify/session' });
 }

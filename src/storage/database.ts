@@ -106,6 +106,19 @@ const migrations: string[] = [
   -- Replies a crash left streaming are found at start-up without reading every message.
   CREATE INDEX messages_streaming ON messages (id) WHERE status = 'streaming';
   `,
+  // Sessions say whether they are logged in, so a socket can ask "is my session still live?" with
+  // one indexed lookup and anonymous login-form sessions can be capped. Failed logins are counted
+  // per address here, so a restart does not reset them.
+  `
+  ALTER TABLE sessions ADD COLUMN authenticated INTEGER NOT NULL DEFAULT 0;
+  UPDATE sessions SET authenticated = 1 WHERE json_extract(data, '$.authenticated') = 1;
+  CREATE INDEX sessions_anonymous ON sessions (expires_at) WHERE authenticated = 0;
+  CREATE TABLE login_failures (
+    address TEXT PRIMARY KEY,
+    failures INTEGER NOT NULL,
+    window_started_at INTEGER NOT NULL
+  );
+  `,
   // An approval nobody answers expires ('expired'); a call can carry a preview of what it would
   // do (the diff of a memory update), shown on its approval card. SQLite cannot change a CHECK
   // constraint in place, so the table is rebuilt.
@@ -136,6 +149,15 @@ const migrations: string[] = [
   `,
 ];
 
+/** The database holds the password hash and the session secret: only its owner may read it. */
+const privateFileMode = 0o600;
+
+/** Creates the file empty with mode 0600 when missing, and narrows it to 0600 when it exists. */
+function makePrivate(file: string): void {
+  fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, privateFileMode));
+  fs.chmodSync(file, privateFileMode);
+}
+
 /** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */
 export function openDatabase(dataDir: string): SqliteDatabase {
   const file = path.join(dataDir, 'hearth.sqlite');
@@ -148,11 +170,17 @@ export function openDatabase(dataDir: string): SqliteDatabase {
   }
   let database: SqliteDatabase;
   try {
+    // Before SQLite opens it: SQLite gives the -wal and -shm files the main file's mode.
+    makePrivate(file);
     database = new Database(file);
   } catch (error) {
     throw new Error(`DATA_DIR: the database ${file} cannot be opened: ${(error as Error).message}`);
   }
   database.pragma('journal_mode = WAL');
+  // Older installs may have -wal/-shm files made readable by others: narrow them too.
+  for (const suffix of ['-wal', '-shm']) {
+    if (fs.existsSync(file + suffix)) fs.chmodSync(file + suffix, privateFileMode);
+  }
   // NORMAL in WAL mode survives a process crash; only an OS crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');

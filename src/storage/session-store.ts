@@ -5,24 +5,55 @@ import type { SqliteDatabase } from './database.js';
 type Callback = (error?: unknown) => void;
 type GetCallback = (error: unknown, session?: Session | null) => void;
 
-/** @fastify/session store in SQLite, so a server restart does not log anyone out. */
-export function createSqliteSessionStore(database: SqliteDatabase, now: () => number = Date.now): SessionStore & {
+/** Anonymous sessions (a login form's CSRF secret) kept at most; older ones are dropped first. */
+export const anonymousSessionCap = 1000;
+
+export interface SqliteSessionStore extends SessionStore {
+  /** When a logged-in session ends (ms since epoch), or undefined when it is gone, logged out or expired. */
+  authenticatedUntil(sessionId: string): number | undefined;
+  /** Deletes every session (after a password change); returns how many there were. */
+  destroyAll(): number;
   prune(): number;
-} {
+}
+
+/** @fastify/session store in SQLite, so a server restart does not log anyone out. */
+export function createSqliteSessionStore(database: SqliteDatabase, now: () => number = Date.now): SqliteSessionStore {
   const select = database.prepare<[string, number], { data: string }>(
     'SELECT data FROM sessions WHERE id = ? AND expires_at > ?',
   );
-  const upsert = database.prepare<[string, string, number]>(
-    'INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at',
+  const selectLive = database.prepare<[string, number], { expires_at: number }>(
+    'SELECT expires_at FROM sessions WHERE id = ? AND authenticated = 1 AND expires_at > ?',
+  );
+  const upsert = database.prepare<[string, string, number, number]>(
+    `INSERT INTO sessions (id, data, expires_at, authenticated) VALUES (?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at, authenticated = excluded.authenticated`,
+  );
+  // A logged-in session is only ever updated, never created: a request still in flight when the
+  // session was deleted (logout, `npm run set-password`) must not bring it back when it saves.
+  // Login creates the row first, as the anonymous session that regenerate() stores.
+  const updateAuthenticated = database.prepare<[string, number, string]>(
+    'UPDATE sessions SET data = ?, expires_at = ?, authenticated = 1 WHERE id = ?',
   );
   const remove = database.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
+  const removeAll = database.prepare('DELETE FROM sessions');
   const removeExpired = database.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?');
+  // A flood of login-page visits must not grow the table without bound.
+  const trimAnonymous = database.prepare<[number]>(
+    `DELETE FROM sessions WHERE authenticated = 0 AND id NOT IN
+       (SELECT id FROM sessions WHERE authenticated = 0 ORDER BY expires_at DESC LIMIT ?)`,
+  );
+  let anonymousWrites = 0;
 
   return {
     set(sessionId: string, session: Session, callback: Callback) {
       try {
         const expires = session.cookie.expires ? new Date(session.cookie.expires).getTime() : now() + 86_400_000;
-        upsert.run(sessionId, JSON.stringify(session), expires);
+        if (session.authenticated === true) {
+          updateAuthenticated.run(JSON.stringify(session), expires, sessionId);
+        } else {
+          upsert.run(sessionId, JSON.stringify(session), expires, 0);
+          if ((anonymousWrites += 1) % 100 === 0) trimAnonymous.run(anonymousSessionCap);
+        }
         callback();
       } catch (error) {
         callback(error);
@@ -44,6 +75,8 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
         callback(error);
       }
     },
+    authenticatedUntil: (sessionId) => selectLive.get(sessionId, now())?.expires_at,
+    destroyAll: () => removeAll.run().changes,
     prune: () => removeExpired.run(now()).changes,
   };
 }

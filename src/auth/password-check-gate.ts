@@ -1,0 +1,63 @@
+/**
+ * A global cap on bcrypt work in flight. bcrypt runs on libuv's thread pool (4 threads), which
+ * file reads and DNS share: a flood of login attempts from many addresses must leave threads and
+ * CPU for the chat. Attempts beyond the cap wait in one of two short queues: "clean" attempts
+ * (an address with no failures and nothing else pending, usually the owner) go ahead of
+ * "suspect" ones. Whoever finds its queue full is told to try again (429) without bcrypt work.
+ */
+export type CheckPriority = 'clean' | 'suspect';
+
+export interface PasswordCheckGateOptions {
+  /** bcrypt compares running at once. */
+  concurrent: number;
+  /** Attempts that may wait for a turn, by priority; more are refused. */
+  queuedClean: number;
+  queuedSuspect: number;
+}
+
+interface Waiter {
+  priority: CheckPriority;
+  admit: () => void;
+}
+
+export class PasswordCheckGate {
+  readonly #options: PasswordCheckGateOptions;
+  readonly #waiting: Waiter[] = [];
+  #running = 0;
+
+  constructor(options: PasswordCheckGateOptions) {
+    this.#options = options;
+  }
+
+  /** Runs check when a turn comes; resolves to undefined when the gate is too busy to take it. */
+  async run<T>(priority: CheckPriority, check: () => Promise<T>): Promise<T | undefined> {
+    if (!(await this.#enter(priority))) return undefined;
+    try {
+      return await check();
+    } finally {
+      this.#leave();
+    }
+  }
+
+  #enter(priority: CheckPriority): Promise<boolean> {
+    if (this.#running < this.#options.concurrent) {
+      this.#running += 1;
+      return Promise.resolve(true);
+    }
+    const waitingLikeThis = this.#waiting.filter((entry) => entry.priority === priority).length;
+    const room = priority === 'clean' ? this.#options.queuedClean : this.#options.queuedSuspect;
+    if (waitingLikeThis >= room) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: Waiter = { priority, admit: () => resolve(true) };
+      const firstSuspect = this.#waiting.findIndex((entry) => entry.priority === 'suspect');
+      if (priority === 'clean' && firstSuspect >= 0) this.#waiting.splice(firstSuspect, 0, waiter);
+      else this.#waiting.push(waiter);
+    });
+  }
+
+  #leave(): void {
+    const next = this.#waiting.shift();
+    if (next) next.admit();
+    else this.#running -= 1;
+  }
+}
