@@ -62,8 +62,10 @@ async function logIn(baseUrl: string, password: string): Promise<{ status: numbe
 
 const login = async (baseUrl: string, password: string) => (await logIn(baseUrl, password)).status;
 
-test('a bad value stops start-up with one line naming the variable', async () => {
-  const running = startServer({ PORT: 'http', DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-')) });
+test('a bad value stops start-up with one line naming the variable', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const running = startServer({ PORT: 'http', DATA_DIR: dataDir });
   assert.equal(await running.exited, 1);
   assert.equal(running.output().trim(), 'Hearth cannot start: PORT: "http" is not a whole number');
 });
