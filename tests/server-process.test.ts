@@ -25,9 +25,9 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function startServer(environment: Record<string, string>): Running {
+function startServer(environment: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', 'src/server.ts']): Running {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,6 +58,39 @@ async function logIn(baseUrl: string, password: string): Promise<{ status: numbe
     body: new URLSearchParams({ password, _csrf: csrfTokenFrom(await page.text()) }),
   });
   return { status: response.status, cookies: cookieHeader(response.headers.getSetCookie(), cookies) };
+}
+
+/** The processes whose parent is pid (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // Field 4 of /proc/PID/stat, after the parenthesised command name.
+        return Number(fs.readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
 }
 
 const login = async (baseUrl: string, password: string) => (await logIn(baseUrl, password)).status;
@@ -168,6 +201,93 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
   database.close();
   assert.equal(last.status, 'stopped');
   assert.match(last.content, /^term0 term1 term2 term3 term4 term5/);
+});
+
+test('npm start: SIGTERM to npm stops the server itself (no orphan) and saves the running reply as stopped', { skip: !fs.existsSync('/proc/self/stat') && 'needs /proc' }, async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const standin = await startOllamaStandin();
+  const port = await freePort();
+  const hash = (await import('bcrypt')).default.hashSync('npm start password', 4);
+  t.after(async () => {
+    await standin.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const npm = startServer(
+    { PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md'), PASSWORD_HASH: hash, SECRET_KEY: 'y'.repeat(40) },
+    ['npm', 'start', '--silent'],
+  );
+  let server: number[] = [];
+  let descendants: number[] = [];
+  t.after(() => {
+    npm.child.kill('SIGKILL');
+    for (const pid of descendants) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  });
+  // The first start after a change builds dist/ first.
+  await waitForOutput(npm, /Hearth is running/, 120_000);
+  server = childrenOf(npm.child.pid!);
+  // Everything below npm, so a failing run leaves no server behind either.
+  descendants = [...server, ...server.flatMap(childrenOf)];
+  assert.equal(server.length, 1, 'npm runs the server as its one direct child: no shell in between');
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const { cookies } = await logIn(baseUrl, 'npm start password');
+  const { openChatSocket } = await import('./support/test-app.js');
+  const socket = await openChatSocket(baseUrl, cookies);
+  standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `npm${index}`).join(' '), chunkDelayMs: 50 });
+  socket.send({ type: 'send', message: 'A story, please' });
+  await socket.waitFor((message) => String(message.content).includes('npm5'), 10_000);
+
+  npm.child.kill('SIGTERM');
+  assert.equal(await npm.exited, 0, 'npm ends when the server has shut down cleanly');
+  socket.socket.terminate();
+  assert.equal(isRunning(server[0]!), false, `the server process ${server[0]} is gone`);
+  assert.equal(await portAnswers(port), false, 'nothing listens on the port any more');
+
+  const { default: Database } = await import('better-sqlite3');
+  const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
+  const last = database.prepare("SELECT status, content FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1").get() as { status: string; content: string };
+  database.close();
+  assert.equal(last.status, 'stopped');
+  assert.match(last.content, /^npm0 npm1 npm2 npm3 npm4 npm5/);
+});
+
+test('a busy PORT stops start-up with a line naming PORT and what to do', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  t.after(() => {
+    blocker.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const running = startServer({ PORT: String(port), DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: 'http://127.0.0.1:9' });
+  assert.equal(await running.exited, 1);
+  assert.match(running.output(), new RegExp(`Hearth cannot start: PORT: ${port} is already in use .*set PORT to a free port`));
+  assert.doesNotMatch(running.output(), /EADDRINUSE|at .*\.js:\d+/, 'no raw error or stack trace');
+});
+
+test('a HOST that is not this machine stops start-up with a line naming HOST', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // 192.0.2.1 (TEST-NET-1) is never an address of this machine; .invalid never resolves (RFC 6761).
+  for (const host of ['192.0.2.1', 'hearth-test.invalid']) {
+    const running = startServer({ HOST: host, PORT: '0', DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: 'http://127.0.0.1:9' });
+    assert.equal(await running.exited, 1);
+    assert.match(running.output(), new RegExp(`Hearth cannot start: HOST: "${host.replace(/\./g, '\\.')}" is not an address of this machine .*Set HOST to 0\\.0\\.0\\.0`));
+  }
+});
+
+test('when Ollama does not answer at start, the log says so and names OLLAMA_HOST', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const port = await freePort();
+  const closedPort = await freePort();
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const running = startServer({ PORT: String(port), DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: `http://127.0.0.1:${closedPort}` });
+  t.after(() => running.child.kill('SIGKILL'));
+  await waitForOutput(running, /Hearth is running/);
+  await waitForOutput(running, new RegExp(`OLLAMA_HOST: Ollama does not answer at http://127\\.0\\.0\\.1:${closedPort}`));
+  running.child.kill('SIGTERM');
+  assert.equal(await running.exited, 0);
 });
 
 test('set-password reads a piped password and the next login uses it', async (t) => {
