@@ -1,10 +1,11 @@
 /*
  * npm run restore FILE [-- --yes] [-- --force]: puts a backup made by `npm run backup` (or the daily
  * backup) back: the database, memory.md, the system prompt and any tokens it holds. It asks first
- * (--yes answers for scripts), refuses while Hearth answers on its port (--force overrides), and
+ * (--yes answers for scripts), refuses while something listens on Hearth's port (--force overrides), and
  * moves what it replaces into DATA_DIR/replaced-by-restore-<time>/.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
@@ -13,19 +14,18 @@ import { backupFileName } from '../src/backup/backup-file.js';
 import { planRestore, restoreBackup } from '../src/backup/restore-backup.js';
 import { ConfigError, loadConfig, type Config } from '../src/config/config.js';
 
-/** Whether a Hearth server answers on the configured port of this machine. */
-async function serverAnswers(config: Config): Promise<boolean> {
+/**
+ * Whether something listens on the configured port of this machine: Hearth, most likely. A TCP
+ * connect rather than a request, so it works the same over HTTP and HTTPS.
+ */
+function portIsInUse(config: Config): Promise<boolean> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  for (const protocol of ['http', 'https']) {
-    try {
-      const response = await fetch(`${protocol}://${host.includes(':') ? `[${host}]` : host}:${config.port}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      const body = (await response.json()) as { status?: string };
-      if (body.status === 'ok') return true;
-    } catch {
-      // Nothing there, or not Hearth.
-    }
-  }
-  return false;
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port: config.port, timeout: 2_000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(false));
+  });
 }
 
 async function main(): Promise<number> {
@@ -39,8 +39,8 @@ async function main(): Promise<number> {
   const config = loadConfig(process.env);
   const plan = planRestore(path.resolve(backupFile), config.dataDir, config);
 
-  if (!values.force && (await serverAnswers(config))) {
-    console.error(`Hearth is running on port ${config.port}. Stop it first (systemctl --user stop hearth, or Ctrl-C), then restore. --force restores anyway.`);
+  if (!values.force && (await portIsInUse(config))) {
+    console.error(`Hearth seems to be running: something listens on port ${config.port}. Stop it first (systemctl --user stop hearth, or Ctrl-C), then restore. --force restores anyway.`);
     return 1;
   }
   console.log(`Backup from ${plan.createdAt}. Restoring replaces:`);
