@@ -12,6 +12,7 @@ import { registerChatRoutes } from './chat/chat-routes.js';
 import { createChatService } from './chat/chat-service.js';
 import { createReplyRunner } from './chat/reply-runner.js';
 import { registerChatSocket } from './chat/chat-socket.js';
+import { registerExportRoutes } from './chat/export-routes.js';
 import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
@@ -209,6 +210,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
+    registerExportRoutes(authenticated, { store, toolCalls });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {

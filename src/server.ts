@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { buildApp, loggerOptions } from './app.js';
+import { startDailyBackups } from './backup/daily-backup.js';
 import { ensureCredentials, passwordHashSetting } from './auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
@@ -17,6 +18,30 @@ function lanAddresses(config: Config, protocol: string): string[] {
     .filter((entry) => entry && entry.family === 'IPv4' && !entry.internal)
     .map((entry) => `${protocol}://${entry!.address}:${config.port}`);
   return [...addresses, `${protocol}://localhost:${config.port}`];
+}
+
+/** A listen error as one line that names the variable to change; undefined for other errors. */
+function listenProblem(error: NodeJS.ErrnoException, config: Config): string | undefined {
+  if (error.code === 'EADDRINUSE') {
+    return `PORT: ${config.port} is already in use (another Hearth, or another program?). Stop it, or set PORT to a free port`;
+  }
+  if (error.code === 'EACCES') {
+    return `PORT: ${config.port} needs administrator rights on this system. Set PORT to 1024 or above`;
+  }
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+    return `HOST: "${config.host}" is not an address of this machine (${error.code}). Set HOST to 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its own addresses`;
+  }
+  return undefined;
+}
+
+/** Says in the log, not only in the browser, when Ollama does not answer at start. Never delays start-up. */
+function warnWhenOllamaIsDown(isReachable: () => Promise<boolean>, config: Config, log: { warn: (message: string) => void }): void {
+  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref());
+  void Promise.race([isReachable(), timeout]).then((reachable) => {
+    if (!reachable) {
+      log.warn(`OLLAMA_HOST: Ollama does not answer at ${config.ollamaHost}. Start it (ollama serve) or set OLLAMA_HOST to where it runs; chats fail until it answers`);
+    }
+  });
 }
 
 async function main(): Promise<void> {
@@ -46,6 +71,10 @@ async function main(): Promise<void> {
   const chatModel = createChatModelFromConfig(config);
   const app = await buildApp({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel) });
 
+  const dailyBackups = config.dailyBackups
+    ? startDailyBackups({ database, folder: config.backupDir, keep: config.backupKeep, paths: config, logger: app.log })
+    : undefined;
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -54,6 +83,7 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     try {
       await app.close();
+      await dailyBackups?.stop();
       database.close();
     } finally {
       clearTimeout(timer);
@@ -63,7 +93,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const problem = listenProblem(error as NodeJS.ErrnoException, config);
+    if (!problem) throw error;
+    console.error(`Hearth cannot start: ${problem}`);
+    await dailyBackups?.stop();
+    process.exit(1);
+  }
+  warnWhenOllamaIsDown(() => chatModel.isReachable(), config, app.log);
   const protocol = config.tlsCert ? 'https' : 'http';
   const lines = ['', 'Hearth is running. Open it from a browser on this network:'];
   for (const address of lanAddresses(config, protocol)) lines.push(`  ${address}`);

@@ -115,3 +115,16 @@ for (const [environment, variable, problem] of badOpenAiValues) {
     );
   });
 }
+
+test('backups: BACKUP_DIR defaults to ./backups with no daily backup; setting it turns the daily backup on; BACKUP_KEEP is checked', () => {
+  const defaults = loadConfig({}, '/srv/hearth');
+  assert.equal(defaults.backupDir, path.resolve('/srv/hearth/backups'));
+  assert.equal(defaults.dailyBackups, false);
+  assert.equal(defaults.backupKeep, 7);
+  const daily = loadConfig({ BACKUP_DIR: '/mnt/usb/hearth', BACKUP_KEEP: '30' }, '/srv/hearth');
+  assert.equal(daily.backupDir, path.resolve('/mnt/usb/hearth'));
+  assert.equal(daily.dailyBackups, true);
+  assert.equal(daily.backupKeep, 30);
+  assert.throws(() => loadConfig({ BACKUP_KEEP: '0' }), (error: unknown) => error instanceof ConfigError && error.variable === 'BACKUP_KEEP');
+  assert.throws(() => loadConfig({ BACKUP_KEEP: 'all' }), (error: unknown) => error instanceof ConfigError && error.variable === 'BACKUP_KEEP');
+});

@@ -1,64 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startOllamaStandin } from './support/ollama-standin.js';
-import { cookieHeader, csrfTokenFrom } from './support/test-app.js';
-
-const root = path.resolve(import.meta.dirname, '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startServer(environment: Record<string, string>): Running {
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const match = running.output().match(pattern);
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${pattern}; output:\n${running.output()}`);
-}
-
-async function logIn(baseUrl: string, password: string): Promise<{ status: number; cookies: string }> {
-  const page = await fetch(`${baseUrl}/login`);
-  const cookies = cookieHeader(page.headers.getSetCookie());
-  const response = await fetch(`${baseUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ password, _csrf: csrfTokenFrom(await page.text()) }),
-  });
-  return { status: response.status, cookies: cookieHeader(response.headers.getSetCookie(), cookies) };
-}
+import { childrenOf, freePort, isRunning, logIn, portAnswers, root, startServer, waitForOutput } from './support/server-process.js';
 
 const login = async (baseUrl: string, password: string) => (await logIn(baseUrl, password)).status;
 
@@ -168,6 +116,93 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
   database.close();
   assert.equal(last.status, 'stopped');
   assert.match(last.content, /^term0 term1 term2 term3 term4 term5/);
+});
+
+test('npm start: SIGTERM to npm stops the server itself (no orphan) and saves the running reply as stopped', { skip: !fs.existsSync('/proc/self/stat') && 'needs /proc' }, async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const standin = await startOllamaStandin();
+  const port = await freePort();
+  const hash = (await import('bcrypt')).default.hashSync('npm start password', 4);
+  t.after(async () => {
+    await standin.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const npm = startServer(
+    { PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md'), PASSWORD_HASH: hash, SECRET_KEY: 'y'.repeat(40) },
+    ['npm', 'start', '--silent'],
+  );
+  let server: number[] = [];
+  let descendants: number[] = [];
+  t.after(() => {
+    npm.child.kill('SIGKILL');
+    for (const pid of descendants) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  });
+  // The first start after a change builds dist/ first.
+  await waitForOutput(npm, /Hearth is running/, 120_000);
+  server = childrenOf(npm.child.pid!);
+  // Everything below npm, so a failing run leaves no server behind either.
+  descendants = [...server, ...server.flatMap(childrenOf)];
+  assert.equal(server.length, 1, 'npm runs the server as its one direct child: no shell in between');
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const { cookies } = await logIn(baseUrl, 'npm start password');
+  const { openChatSocket } = await import('./support/test-app.js');
+  const socket = await openChatSocket(baseUrl, cookies);
+  standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `npm${index}`).join(' '), chunkDelayMs: 50 });
+  socket.send({ type: 'send', message: 'A story, please' });
+  await socket.waitFor((message) => String(message.content).includes('npm5'), 10_000);
+
+  npm.child.kill('SIGTERM');
+  assert.equal(await npm.exited, 0, 'npm ends when the server has shut down cleanly');
+  socket.socket.terminate();
+  assert.equal(isRunning(server[0]!), false, `the server process ${server[0]} is gone`);
+  assert.equal(await portAnswers(port), false, 'nothing listens on the port any more');
+
+  const { default: Database } = await import('better-sqlite3');
+  const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
+  const last = database.prepare("SELECT status, content FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1").get() as { status: string; content: string };
+  database.close();
+  assert.equal(last.status, 'stopped');
+  assert.match(last.content, /^npm0 npm1 npm2 npm3 npm4 npm5/);
+});
+
+test('a busy PORT stops start-up with a line naming PORT and what to do', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  t.after(() => {
+    blocker.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const running = startServer({ PORT: String(port), DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: 'http://127.0.0.1:9' });
+  assert.equal(await running.exited, 1);
+  assert.match(running.output(), new RegExp(`Hearth cannot start: PORT: ${port} is already in use .*set PORT to a free port`));
+  assert.doesNotMatch(running.output(), /EADDRINUSE|at .*\.js:\d+/, 'no raw error or stack trace');
+});
+
+test('a HOST that is not this machine stops start-up with a line naming HOST', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // 192.0.2.1 (TEST-NET-1) is never an address of this machine; .invalid never resolves (RFC 6761).
+  for (const host of ['192.0.2.1', 'hearth-test.invalid']) {
+    const running = startServer({ HOST: host, PORT: '0', DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: 'http://127.0.0.1:9' });
+    assert.equal(await running.exited, 1);
+    assert.match(running.output(), new RegExp(`Hearth cannot start: HOST: "${host.replace(/\./g, '\\.')}" is not an address of this machine .*Set HOST to 0\\.0\\.0\\.0`));
+  }
+});
+
+test('when Ollama does not answer at start, the log says so and names OLLAMA_HOST', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const port = await freePort();
+  const closedPort = await freePort();
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const running = startServer({ PORT: String(port), DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: `http://127.0.0.1:${closedPort}` });
+  t.after(() => running.child.kill('SIGKILL'));
+  await waitForOutput(running, /Hearth is running/);
+  await waitForOutput(running, new RegExp(`OLLAMA_HOST: Ollama does not answer at http://127\\.0\\.0\\.1:${closedPort}`));
+  running.child.kill('SIGTERM');
+  assert.equal(await running.exited, 0);
 });
 
 test('set-password reads a piped password and the next login uses it', async (t) => {

@@ -37,6 +37,11 @@ export interface Config {
   trustProxy: string | undefined;
   tlsCert: string | undefined;
   tlsKey: string | undefined;
+  /** Where `npm run backup` writes; when BACKUP_DIR is set, the server also backs up daily there. */
+  backupDir: string;
+  dailyBackups: boolean;
+  /** How many of the newest backups in backupDir the daily backup keeps. */
+  backupKeep: number;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -254,5 +259,8 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     trustProxy: text(env, 'TRUST_PROXY'),
     tlsCert: tlsCert && path.resolve(cwd, tlsCert),
     tlsKey: tlsKey && path.resolve(cwd, tlsKey),
+    backupDir: filePath(env, 'BACKUP_DIR', './backups', cwd),
+    dailyBackups: text(env, 'BACKUP_DIR') !== undefined,
+    backupKeep: integer(env, 'BACKUP_KEEP', 7, 1, 10_000),
   };
 }

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ConversationStore } from '../storage/conversation-store.js';
+import type { ToolCallStore } from '../storage/tool-call-store.js';
+import { conversationExport, conversationMarkdown } from './conversation-export.js';
+
+export interface ExportRoutesDependencies {
+  store: ConversationStore;
+  toolCalls: ToolCallStore;
+}
+
+/** A file name from the title: ASCII letters and digits only, so no header can be bent by it. */
+function fileName(id: number, title: string, extension: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .toLowerCase();
+  return `hearth-conversation-${id}${slug ? `-${slug}` : ''}.${extension}`;
+}
+
+/** GET /c/:id/export.md and /c/:id/export.json: the conversation as a download (register inside the logged-in scope). */
+export function registerExportRoutes(app: FastifyInstance, dependencies: ExportRoutesDependencies): void {
+  const { store, toolCalls } = dependencies;
+
+  function exportOf(idText: string, reply: FastifyReply) {
+    const id = Number(idText);
+    const conversation = Number.isSafeInteger(id) && id > 0 ? store.getConversation(id) : undefined;
+    if (!conversation) {
+      void reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
+      return undefined;
+    }
+    return conversationExport(conversation, store.listMessages(id), toolCalls.listForConversation(id));
+  }
+
+  const download = (reply: FastifyReply, name: string, type: string, body: string) =>
+    reply
+      .header('Content-Disposition', `attachment; filename="${name}"`)
+      .header('Cache-Control', 'no-store')
+      .type(type)
+      .send(body);
+
+  app.get<{ Params: { id: string } }>('/c/:id/export.md', async (request, reply) => {
+    const exported = exportOf(request.params.id, reply);
+    if (!exported) return reply;
+    return download(reply, fileName(exported.conversation.id, exported.conversation.title, 'md'), 'text/markdown; charset=utf-8', conversationMarkdown(exported));
+  });
+
+  app.get<{ Params: { id: string } }>('/c/:id/export.json', async (request, reply) => {
+    const exported = exportOf(request.params.id, reply);
+    if (!exported) return reply;
+    return download(reply, fileName(exported.conversation.id, exported.conversation.title, 'json'), 'application/json; charset=utf-8', JSON.stringify(exported, null, 2) + '\n');
+  });
+}
