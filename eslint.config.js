@@ -19,6 +19,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['scripts/**/*.js', '*.js'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  {
     files: ['public/**/*.js'],
     languageOptions: { sourceType: 'script', globals: { ...globals.browser, htmx: 'readonly' } },
   },
