@@ -39,6 +39,7 @@ import { findToolsName, loadTools, toolsFolder, type ToolRegistry } from './tool
 import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
+import { prepareLocalTls, serveLocalTls, type LocalTlsDependencies, type LocalTlsService } from './tls/serve-local-tls.js';
 
 export interface AppDependencies {
   config: Config;
@@ -59,6 +60,8 @@ export interface AppDependencies {
   /** Login attempts per address per window (tests lower it). */
   loginAttempts?: number;
   loginWindowMs?: number;
+  /** TLS=auto test seams: clock, network interfaces, mDNS. */
+  localTls?: LocalTlsDependencies;
 }
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
@@ -68,14 +71,16 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 /** Builds the whole app without listening, so tests can use app.inject() and a real socket alike. */
-export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile>; mcp: McpSetup }> {
+export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile>; mcp: McpSetup; localTls?: LocalTlsService }> {
   const { config, database, chatModel } = dependencies;
+  const localTls = config.tls === 'auto' ? prepareLocalTls(config, dependencies.localTls) : undefined;
   const https = Boolean(config.tlsCert && config.tlsKey);
   const app = Fastify({
     logger: dependencies.logger ?? false,
     trustProxy: config.trustProxy ?? false,
     bodyLimit: 1024 * 1024,
     ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!) } } : {}),
+    ...(localTls ? { https: { cert: localTls.current().certificatePem, key: localTls.current().privateKeyPem } } : {}),
   }) as unknown as FastifyInstance;
 
   const store = createConversationStore(database);
@@ -125,7 +130,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const pruneTimer = setInterval(() => sessionStore.prune(), 3_600_000).unref();
   sessionStore.prune();
 
-  await registerSecurityHeaders(app, { https: https || Boolean(config.trustProxy) });
+  await registerSecurityHeaders(app, { https: https || Boolean(localTls) || Boolean(config.trustProxy) });
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(formBody);
   await registerSessions(app, { secretKey: dependencies.credentials.secretKey, ttlHours: config.sessionTtlHours, store: sessionStore });
@@ -133,6 +138,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerStaticFiles(app, projectRoot);
   await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
   registerErrorHandlers(app);
+  // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
+  const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, dependencies: dependencies.localTls });
 
   app.get('/healthz', async () => {
     const ollama = await chatModel.isReachable();
@@ -165,5 +172,5 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     await mcp.servers.close();
   });
 
-  return Object.assign(app, { hub, registry, memory, mcp });
+  return Object.assign(app, { hub, registry, memory, mcp, localTls: localTlsService });
 }

@@ -64,9 +64,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
-  const protocol = config.tlsCert ? 'https' : 'http';
+  await app.localTls?.announce();
+  const protocol = config.tlsCert || app.localTls ? 'https' : 'http';
   const lines = ['', 'Hearth is running. Open it from a browser on this network:'];
   for (const address of lanAddresses(config, protocol)) lines.push(`  ${address}`);
+  if (app.localTls) lines.push(...app.localTls.startupLines(lanAddresses(config, protocol)[0]!));
   if (credentials.generatedPassword) {
     lines.push('', `First start: your password is  ${credentials.generatedPassword}`);
     lines.push('It is shown only this once. Change it any time with: npm run set-password');
