@@ -14,7 +14,7 @@ import { setupStartupLines } from './startup-qr.js';
 export interface LocalTlsDependencies {
   sources?: Partial<LocalTlsSources>;
   createMdnsResponder?: (onError: (error: Error) => void) => MdnsResponder;
-  /** How often to check whether the certificate needs renewing (default daily). */
+  /** How often to check whether the certificate needs renewing (default hourly: cheap unless it is due). */
   renewalIntervalMs?: number;
 }
 
@@ -64,7 +64,7 @@ export function serveLocalTls(
     } catch (error) {
       app.log.error({ err: error }, 'could not renew the HTTPS certificate; the current one stays in use');
     }
-  }, dependencies.renewalIntervalMs ?? 86_400_000).unref();
+  }, dependencies.renewalIntervalMs ?? 3_600_000).unref();
 
   let setupListener: SetupListener | undefined;
   let mdns: { stop(): Promise<void> } | undefined;
