@@ -53,6 +53,8 @@ test('TLS=auto: a client that trusts only the Hearth CA gets the login page over
   assert.match(login.body.toString(), /id="login-form"/);
   assert.match(String(login.headers['strict-transport-security']), /max-age=/);
   assert.match(String(login.headers['set-cookie']), /Secure/);
+  // Opened over trusted HTTPS, the set-up page says this device is done.
+  assert.match((await httpsGet('127.0.0.1', port, '/setup', caPem)).body.toString(), /id="setup-already-trusted"/);
 
   await assert.rejects(httpsGet('127.0.0.1', port, '/login', undefined), (error: NodeJS.ErrnoException) => /UNABLE_TO_VERIFY|SELF_SIGNED|unable to verify/i.test(`${error.code} ${error.message}`));
 });
