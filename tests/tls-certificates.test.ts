@@ -73,6 +73,8 @@ test('a second start reuses the CA and the certificate while they are good', (t)
   assert.equal(second.authorityCertificatePem, first.authorityCertificatePem);
   assert.equal(second.current().certificatePem, first.current().certificatePem);
   assert.equal(second.renewIfDue(), undefined);
+  assert.equal(first.madeAtStart, 'no server certificate yet');
+  assert.equal(second.madeAtStart, undefined);
 });
 
 test('a certificate with fewer than 30 days left is replaced; one with more is kept', (t) => {

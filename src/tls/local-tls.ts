@@ -42,6 +42,8 @@ export function tlsFilePaths(dataDir: string) {
 export interface LocalTls {
   /** The CA certificate (PEM): public, what phones install. */
   readonly authorityCertificatePem: string;
+  /** Why a server certificate was made at start (undefined: the saved one was still good). */
+  readonly madeAtStart: string | undefined;
   /** The server certificate and key in use now. */
   current(): CertificatePair;
   /** Names the current certificate covers; refused: machine names the CA may not sign (see README). */
@@ -128,10 +130,11 @@ export function createLocalTls(options: { dataDir: string; extraNames: string[];
     writePair(server, files.serverCertificate, files.serverKey);
     return reason;
   };
-  renewIfDue();
+  const madeAtStart = renewIfDue();
 
   return {
     authorityCertificatePem: authorityPair.certificatePem,
+    madeAtStart,
     current: () => server!,
     names,
     renewIfDue,

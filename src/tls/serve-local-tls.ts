@@ -34,7 +34,7 @@ export function prepareLocalTls(config: Config, dependencies: LocalTlsDependenci
   return createLocalTls({ dataDir: config.dataDir, extraNames: config.tlsNames, sources: dependencies.sources });
 }
 
-/** The set-up routes, daily renewal, the set-up listener and mDNS, stopped with the app. */
+/** The set-up routes, the hourly renewal check, the set-up listener and mDNS, stopped with the app. */
 export function serveLocalTls(
   app: FastifyInstance,
   options: { tls: LocalTls; config: Config; templates: Eta; projectRoot: string; dependencies?: LocalTlsDependencies },
@@ -44,6 +44,7 @@ export function serveLocalTls(
   const httpsPort = () => (app.server.address() as AddressInfo | null)?.port ?? config.port;
   registerSetupRoutes(app, { authorityCertificatePem: tls.authorityCertificatePem, httpsPort });
 
+  if (tls.madeAtStart) app.log.info({ reason: tls.madeAtStart }, 'made a new HTTPS certificate');
   const refused = tls.names().refused;
   if (refused.length > 0) {
     app.log.warn({ refused }, 'these names are outside what the local CA may sign; move DATA_DIR/tls away to make a new CA (phones must install it again)');
