@@ -42,7 +42,7 @@ test('the local CA is a 10-year, name-constrained CA named after the machine; ke
   assert.ok(years > 9.9 && years < 10.1, `CA valid for ${years} years`);
   const constraints = readNameConstraints(local.authorityCertificatePem);
   for (const name of ['local', 'localhost', 'testbox']) assert.ok(constraints.dnsNames.includes(name), name);
-  for (const range of ['192.168.0.0/16', '10.0.0.0/8', 'fc00:0:0:0:0:0:0:0/7']) assert.ok(constraints.ipRanges.includes(range), range);
+  for (const range of ['192.168.0.0/16', '10.0.0.0/8', 'fc00::/7']) assert.ok(constraints.ipRanges.includes(range), range);
 
   const files = tlsFilePaths(dataDir);
   for (const keyFile of [files.authorityKey, files.serverKey]) assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600, keyFile);
@@ -115,10 +115,17 @@ test('a new LAN address renews the certificate to cover it; an address the CA ma
   assert.equal(local.renewIfDue(), undefined);
 });
 
-test('an address the machine has when the CA is made is permitted even outside home ranges (a public or unusual LAN)', (t) => {
-  const local = createLocalTls({ dataDir: temporaryDataDir(t), extraNames: [], sources: sources({ networkInterfaces: () => interfacesWith('198.51.100.4') }) });
-  assert.ok(new crypto.X509Certificate(local.current().certificatePem).checkIP('198.51.100.4'));
+test('addresses the machine has when the CA is made are permitted even outside home ranges (a public IPv4, a global IPv6 prefix)', (t) => {
+  let interfaces = interfacesWith('198.51.100.4', '2001:db8:1:2::9');
+  const local = createLocalTls({ dataDir: temporaryDataDir(t), extraNames: [], sources: sources({ networkInterfaces: () => interfaces }) });
+  const first = new crypto.X509Certificate(local.current().certificatePem);
+  assert.ok(first.checkIP('198.51.100.4') && first.checkIP('2001:db8:1:2::9'));
   assert.deepEqual(local.names().refused, []);
+  // A new address in the same IPv6 /64 (privacy addresses rotate) is covered; another prefix is not.
+  interfaces = interfacesWith('198.51.100.4', '2001:db8:1:2::77', '2001:db8:9::1');
+  assert.match(local.renewIfDue() ?? '', /2001:db8:1:2::77/);
+  assert.ok(new crypto.X509Certificate(local.current().certificatePem).checkIP('2001:db8:1:2::77'));
+  assert.deepEqual(local.names().refused, ['2001:db8:9::1']);
 });
 
 test('even with its key, the local CA cannot vouch for a public site: TLS clients refuse it (name constraints)', async (t) => {

@@ -59,19 +59,13 @@ function generateRsaKeys(): forge.pki.rsa.KeyPair {
   return forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
 }
 
-function ipBytes(address: string): Buffer {
-  if (net.isIPv4(address)) return Buffer.from(address.split('.').map(Number));
-  return Buffer.from(expandIpv6(address.split('%')[0]!).flatMap((group) => [group >> 8, group & 0xff]));
-}
+// node-forge's own IP helpers (what it uses for subjectAltName), missing from @types/node-forge.
+const forgeIp = forge.util as unknown as { bytesFromIP(ip: string): string | null; bytesToIP(bytes: string): string | null };
 
-/** The eight 16-bit groups of an IPv6 address written with or without "::". */
-function expandIpv6(address: string): number[] {
-  const [head, tail] = address.split('::') as [string, string | undefined];
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const missing = 8 - headGroups.length - tailGroups.length;
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(missing).fill('0'), ...tailGroups];
-  return groups.map((group) => parseInt(group, 16));
+function ipBytes(address: string): Buffer {
+  const bytes = forgeIp.bytesFromIP(address.split('%')[0]!);
+  if (bytes === null) throw new Error(`"${address}" is not an IP address`);
+  return Buffer.from(bytes, 'binary');
 }
 
 function maskBytes(length: number, prefix: number): Buffer {
@@ -82,14 +76,13 @@ function maskBytes(length: number, prefix: number): Buffer {
 
 /** True when the address lies inside one of the CIDR ranges. */
 export function addressInRanges(address: string, ranges: string[]): boolean {
-  const bytes = ipBytes(address);
-  return ranges.some((range) => {
-    const [base, prefixText] = range.split('/') as [string, string];
-    const baseBytes = ipBytes(base);
-    if (baseBytes.length !== bytes.length) return false;
-    const mask = maskBytes(baseBytes.length, Number(prefixText));
-    return bytes.every((byte, index) => (byte & mask[index]!) === (baseBytes[index]! & mask[index]!));
-  });
+  const blockList = new net.BlockList();
+  for (const range of ranges) {
+    const [base, prefix] = range.split('/') as [string, string];
+    blockList.addSubnet(base, Number(prefix), net.isIPv4(base) ? 'ipv4' : 'ipv6');
+  }
+  const plain = address.split('%')[0]!;
+  return blockList.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6');
 }
 
 /** True when the DNS name is one of the constraint names or below one. */
@@ -191,11 +184,7 @@ export function readNameConstraints(authorityPem: string): NameConstraints {
       const half = bytes.length / 2;
       const address = bytes.subarray(0, half);
       const prefix = [...bytes.subarray(half)].reduce((bits, byte) => bits + byte.toString(2).replaceAll('0', '').length, 0);
-      const written =
-        half === 4
-          ? [...address].join('.')
-          : Array.from({ length: 8 }, (_, index) => address.readUInt16BE(index * 2).toString(16)).join(':');
-      constraints.ipRanges.push(`${written}/${prefix}`);
+      constraints.ipRanges.push(`${forgeIp.bytesToIP(address.toString('binary'))}/${prefix}`);
     }
   }
   return constraints;
