@@ -44,6 +44,7 @@ import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
 import { createLoginFailureStore } from './storage/login-failure-store.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
+import { prepareLocalTls, serveLocalTls, type LocalTlsDependencies, type LocalTlsService } from './tls/serve-local-tls.js';
 
 export interface AppDependencies {
   config: Config;
@@ -70,6 +71,8 @@ export interface AppDependencies {
   requestTimeoutMs?: number;
   /** How often an idle WebSocket re-checks that its session still exists. */
   socketSessionCheckMs?: number;
+  /** TLS=auto test seams: clock, network interfaces, mDNS. */
+  localTls?: LocalTlsDependencies;
 }
 
 /** Bodies of logged-in requests (a memory file, a prompt template, a long message). */
@@ -84,8 +87,9 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 /** Builds the whole app without listening, so tests can use app.inject() and a real socket alike. */
-export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile>; mcp: McpSetup }> {
+export async function buildApp(dependencies: AppDependencies): Promise<FastifyInstance & { hub: ReplyHub; registry: ToolRegistry; memory: ReturnType<typeof createMemoryFile>; mcp: McpSetup; localTls?: LocalTlsService }> {
   const { config, database, chatModel } = dependencies;
+  const localTls = config.tls === 'auto' ? prepareLocalTls(config, dependencies.localTls) : undefined;
   const https = Boolean(config.tlsCert && config.tlsKey);
   // Slow-body and slow-header sockets are closed (Fastify's default requestTimeout is 0: never).
   // A WebSocket leaves these timers once its upgrade is done.
@@ -101,6 +105,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     requestTimeout,
     http: timeouts,
     ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!), ...timeouts } } : {}),
+    ...(localTls ? { https: { cert: localTls.current().certificatePem, key: localTls.current().privateKeyPem, ...timeouts } } : {}),
   } as FastifyServerOptions) as unknown as FastifyInstance;
 
   const store = createConversationStore(database);
@@ -171,7 +176,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const pruneTimer = setInterval(prune, 600_000).unref();
   prune();
 
-  await registerSecurityHeaders(app, { https: https || Boolean(config.trustProxy) });
+  await registerSecurityHeaders(app, { https: https || Boolean(localTls) || Boolean(config.trustProxy) });
   // After the security headers, before sessions are read or bodies parsed: a change from another
   // origin stops here.
   app.addHook('onRequest', requireOwnOriginForChanges);
@@ -183,6 +188,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerStaticFiles(app, projectRoot);
   await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
   registerErrorHandlers(app);
+  // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
+  const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, dependencies: dependencies.localTls });
 
   app.get('/healthz', async () => {
     // Each model server by name and state only: this page needs no login, so no addresses or keys.
@@ -227,5 +234,5 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     await markdown.close();
   });
 
-  return Object.assign(app, { hub, registry, memory, mcp });
+  return Object.assign(app, { hub, registry, memory, mcp, localTls: localTlsService });
 }

@@ -102,10 +102,12 @@ async function main(): Promise<void> {
     await dailyBackups?.stop();
     process.exit(1);
   }
+  await app.localTls?.announce();
   warnWhenOllamaIsDown(() => chatModel.isReachable(), config, app.log);
-  const protocol = config.tlsCert ? 'https' : 'http';
+  const protocol = config.tlsCert || app.localTls ? 'https' : 'http';
   const lines = ['', 'Hearth is running. Open it from a browser on this network:'];
   for (const address of lanAddresses(config, protocol)) lines.push(`  ${address}`);
+  if (app.localTls) lines.push(...app.localTls.startupLines(lanAddresses(config, protocol)[0]!));
   if (credentials.generatedPassword) {
     lines.push('', `First start: your password is  ${credentials.generatedPassword}`);
     lines.push('It is shown only this once. Change it any time with: npm run set-password');

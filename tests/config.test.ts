@@ -116,6 +116,38 @@ for (const [environment, variable, problem] of badOpenAiValues) {
   });
 }
 
+test('TLS is off by default; TLS=auto takes extra names, a set-up port (default 8880, or off) and MDNS', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.tls, 'off');
+  assert.deepEqual(defaults.tlsNames, []);
+  assert.equal(defaults.setupPort, 8880);
+  assert.equal(defaults.mdns, false);
+  const auto = loadConfig({ TLS: 'AUTO', TLS_NAMES: 'Hearth.home.arpa, 192.168.1.50', SETUP_PORT: '80', MDNS: 'on' });
+  assert.equal(auto.tls, 'auto');
+  assert.deepEqual(auto.tlsNames, ['hearth.home.arpa', '192.168.1.50']);
+  assert.equal(auto.setupPort, 80);
+  assert.equal(auto.mdns, true);
+  assert.equal(loadConfig({ TLS: 'auto', SETUP_PORT: 'off' }).setupPort, undefined);
+});
+
+const badTlsValues: Array<[Record<string, string>, string, RegExp]> = [
+  [{ TLS: 'yes' }, 'TLS', /not auto or off/],
+  [{ TLS: 'auto', TLS_CERT: 'cert.pem', TLS_KEY: 'key.pem' }, 'TLS', /leave TLS_CERT and TLS_KEY empty/],
+  [{ TLS_NAMES: 'good.lan, bad name' }, 'TLS_NAMES', /not a host name/],
+  [{ TLS: 'auto', PORT: '8443', SETUP_PORT: '8443' }, 'SETUP_PORT', /must differ from PORT/],
+  [{ SETUP_PORT: 'eighty' }, 'SETUP_PORT', /not a whole number/],
+  [{ MDNS: 'maybe' }, 'MDNS', /not on or off/],
+];
+
+for (const [environment, variable, problem] of badTlsValues) {
+  test(`a bad ${variable} (${JSON.stringify(environment)}) stops start-up with a message naming it`, () => {
+    assert.throws(
+      () => loadConfig(environment),
+      (error: unknown) => error instanceof ConfigError && error.variable === variable && problem.test(error.message),
+    );
+  });
+}
+
 test('backups: BACKUP_DIR defaults to ./backups with no daily backup; setting it turns the daily backup on; BACKUP_KEEP is checked', () => {
   const defaults = loadConfig({}, '/srv/hearth');
   assert.equal(defaults.backupDir, path.resolve('/srv/hearth/backups'));

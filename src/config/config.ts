@@ -42,6 +42,14 @@ export interface Config {
   dailyBackups: boolean;
   /** How many of the newest backups in backupDir the daily backup keeps. */
   backupKeep: number;
+  /** 'auto': Hearth makes its own local CA and server certificate and serves HTTPS with them. */
+  tls: 'off' | 'auto';
+  /** Extra host names or addresses the automatic certificate should cover (e.g. a name your router gives). */
+  tlsNames: string[];
+  /** Port of the plain-HTTP listener that serves only the phone set-up page (TLS=auto); undefined: none. */
+  setupPort: number | undefined;
+  /** Answer as hearth.local on the network (mDNS). */
+  mdns: boolean;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -226,6 +234,25 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     throw new ConfigError(tlsCert === undefined ? 'TLS_CERT' : 'TLS_KEY', 'TLS_CERT and TLS_KEY must be set together');
   }
 
+  const tls = text(env, 'TLS')?.toLowerCase() ?? 'off';
+  if (tls !== 'off' && tls !== 'auto') throw new ConfigError('TLS', `"${tls}" is not auto or off`);
+  if (tls === 'auto' && tlsCert !== undefined) {
+    throw new ConfigError('TLS', 'auto makes its own certificate: leave TLS_CERT and TLS_KEY empty, or set TLS=off');
+  }
+  const tlsNames = (text(env, 'TLS_NAMES') ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  for (const name of tlsNames) {
+    if (net.isIP(name) === 0 && !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(name)) {
+      throw new ConfigError('TLS_NAMES', `"${name}" is not a host name or IP address`);
+    }
+  }
+  const port = integer(env, 'PORT', 8888, 0, 65535);
+  const setupPort = text(env, 'SETUP_PORT')?.toLowerCase() === 'off' ? undefined : integer(env, 'SETUP_PORT', 8880, 0, 65535);
+  if (tls === 'auto' && setupPort !== undefined && setupPort !== 0 && setupPort === port) {
+    throw new ConfigError('SETUP_PORT', `must differ from PORT (${port}), or be off`);
+  }
+  const mdns = text(env, 'MDNS')?.toLowerCase() ?? 'off';
+  if (mdns !== 'on' && mdns !== 'off') throw new ConfigError('MDNS', `"${mdns}" is not on or off`);
+
   const dataDir = filePath(env, 'DATA_DIR', './data', cwd);
   const mcpConfig = filePath(env, 'MCP_CONFIG', './mcp.json', cwd);
   // The file's contents are checked by loadMcpConfig, which never stops start-up; a folder here is a plain mistake.
@@ -234,7 +261,7 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
   }
   return {
     host,
-    port: integer(env, 'PORT', 8888, 0, 65535),
+    port,
     ollamaHost: url(env, 'OLLAMA_HOST', 'http://127.0.0.1:11434'),
     ollamaModel: text(env, 'OLLAMA_MODEL'),
     openAiBackends: openAiBackends(env),
@@ -262,5 +289,9 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     backupDir: filePath(env, 'BACKUP_DIR', './backups', cwd),
     dailyBackups: text(env, 'BACKUP_DIR') !== undefined,
     backupKeep: integer(env, 'BACKUP_KEEP', 7, 1, 10_000),
+    tls,
+    tlsNames,
+    setupPort,
+    mdns: mdns === 'on',
   };
 }
