@@ -53,7 +53,16 @@ export function csrfTokenFrom(html: string): string {
 
 export async function buildTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
+  // Registered before anything can fail, so the folder goes even when building the app throws.
+  let database: SqliteDatabase | undefined;
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const standin = await startOllamaStandin(options.standin);
+  t.after(async () => {
+    await app?.close();
+    await standin.close();
+    database?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
   const config = loadConfig({
     OLLAMA_HOST: standin.url,
     DATA_DIR: dataDir,
@@ -63,19 +72,13 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     MCP_CONFIG: path.join(dataDir, 'mcp.json'),
     ...options.environment,
   });
-  const database = openDatabase(dataDir);
-  const app = await buildApp({
+  database = openDatabase(dataDir);
+  app = await buildApp({
     config,
     database,
     chatModel: createChatModel({ host: standin.url, ...options.chatModel }),
     credentials: { passwordHash: testPasswordHash, secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
     ...options.dependencies,
-  });
-  t.after(async () => {
-    await app.close();
-    await standin.close();
-    database.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   let baseUrl: string | undefined;
