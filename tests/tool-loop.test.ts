@@ -244,10 +244,16 @@ test('an approved memory update after outside text is written; without outside t
   await socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
   const memoryCall = toolCalls.listForConversation(1).findLast((call) => call.name === 'memory_update')!;
   assert.match(memoryCall.preview!, /^\+ - has an inbox$/m);
-  socket.send({ type: 'approval', toolCallId: String(memoryCall.id), decision: 'approve' });
+  // A forged "always" (the card has no such box) is ignored: the next update asks again.
+  socket.send({ type: 'approval', toolCallId: String(memoryCall.id), decision: 'approve', always: 'yes' });
   await turnFinished();
   assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- asked about 2+2\n- has an inbox');
   assert.equal(toolCalls.get(memoryCall.id)!.status, 'done');
+
+  socket.messages.length = 0;
+  standin.enqueue(reply('[MEMORY_UPDATE]- asked about 2+2\n- has an inbox\n- likes tea\n[/MEMORY_UPDATE]Noted.'));
+  socket.send({ type: 'send', message: 'I like tea', conversationId: '1' });
+  await socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
 });
 
 test('an approval nobody answers expires: the card says so and the reply ends cleanly', async (t) => {

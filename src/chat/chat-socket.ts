@@ -5,6 +5,7 @@ import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
+import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
 import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
 import { toHistoryItemView, toMessageView, toToolCallView, type ChatView } from './chat-view.js';
@@ -169,7 +170,9 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         const { toolCallId, decision, always } = command as { toolCallId?: unknown; decision?: unknown; always?: unknown };
         const call = toolCalls.get(Number(toolCallId));
         if (!call || (decision !== 'approve' && decision !== 'deny')) return showError('That approval could not be read. Reload the page.');
-        const decided = approvals.decide(call.id, decision, always === 'yes' ? { toolName: call.name } : undefined);
+        // Memory updates ask because outside text is in the chat: never "always" (the card offers no box).
+        const alwaysAllow = always === 'yes' && call.name !== memoryUpdateToolName ? { toolName: call.name } : undefined;
+        const decided = approvals.decide(call.id, decision, alwaysAllow);
         if (!decided) showError('That action was already decided (or the reply ended). Nothing changed.');
         return;
       }
