@@ -13,11 +13,11 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { StandinServer, urlHost } from './standin-server.js';
 
 export interface StandinModel {
   name: string;
@@ -134,77 +134,22 @@ export async function startOllamaStandin(options: StandinOptions = {}): Promise<
   return standin;
 }
 
-class Standin implements OllamaStandin {
+class Standin extends StandinServer<ScriptedReply, ReplyHandler, RecordedChatRequest> implements OllamaStandin {
   url = '';
   models: StandinModel[];
-  requests: RecordedChatRequest[] = [];
-  private readonly queue: ScriptedReply[] = [];
-  private handler: ReplyHandler | null = null;
   private readonly defaultReply: ScriptedReply;
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly requestWaiters = new Set<() => void>();
-  private active = 0;
-  private closing: Promise<void> | null = null;
 
   constructor(options: StandinOptions) {
+    super(fail);
     this.models = options.models?.map((model) => ({ ...model })) ?? defaultModels();
     this.defaultReply = options.defaultReply ?? {};
-    this.server = createServer((request, response) => {
-      this.route(request, response).catch((error: unknown) => fail(response, error));
-    });
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
   }
 
   async listen(port: number, host: string): Promise<void> {
-    this.server.listen(port, host);
-    await once(this.server, 'listening');
-    const address = this.server.address() as AddressInfo;
-    this.url = `http://${urlHost(host)}:${address.port}`;
+    this.url = `http://${urlHost(host)}:${await this.listenOn(port, host)}`;
   }
 
-  enqueue(...replies: ScriptedReply[]): void {
-    this.queue.push(...replies);
-  }
-
-  setHandler(handler: ReplyHandler | null): void {
-    this.handler = handler;
-  }
-
-  waitForRequests(count: number, timeoutMs = 2000): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        if (this.requests.length < count) return;
-        clearTimeout(timer);
-        this.requestWaiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.requestWaiters.delete(check);
-        reject(new Error(`expected ${count} chat requests within ${timeoutMs} ms, got ${this.requests.length}`));
-      }, timeoutMs);
-      this.requestWaiters.add(check);
-      check();
-    });
-  }
-
-  activeStreams(): number {
-    return this.active;
-  }
-
-  close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      // Destroying the sockets also ends hanging replies: their responses emit 'close'.
-      for (const socket of this.sockets) socket.destroy();
-    });
-    return this.closing;
-  }
-
-  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected override async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://standin').pathname;
     const route = `${request.method} ${path}`;
     switch (route) {
@@ -267,7 +212,7 @@ class Standin implements OllamaStandin {
       body,
     };
     this.requests.push(recorded);
-    for (const waiter of [...this.requestWaiters]) waiter();
+    this.wake();
 
     const model = this.findModel(modelName);
     if (!model) return sendJson(response, 404, { error: `model '${modelName}' not found` });
@@ -574,10 +519,6 @@ function now(): string {
   return new Date().toISOString();
 }
 
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -12,11 +12,11 @@
  * OPENAI_STANDIN_REPLY_TOKENS and OPENAI_STANDIN_TOKENS_PER_SECOND set the default reply.
  */
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { StandinServer, urlHost } from './standin-server.js';
 
 export interface OpenAiStandinModel {
   id: string;
@@ -102,76 +102,21 @@ export async function startOpenAiStandin(options: OpenAiStandinOptions = {}): Pr
   return standin;
 }
 
-class Standin implements OpenAiStandin {
+class Standin extends StandinServer<OpenAiScriptedReply, OpenAiReplyHandler, RecordedOpenAiRequest> implements OpenAiStandin {
   baseUrl = '';
   models: OpenAiStandinModel[];
-  requests: RecordedOpenAiRequest[] = [];
-  private readonly queue: OpenAiScriptedReply[] = [];
-  private handler: OpenAiReplyHandler | null = null;
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly waiters = new Set<() => void>();
   private readonly ended = new Set<number>();
-  private active = 0;
-  private closing: Promise<void> | null = null;
 
   constructor(private readonly options: OpenAiStandinOptions) {
+    super((response, error) => {
+      if (!response.headersSent) sendError(response, 500, String(error), 'server_error', 500);
+      else response.destroy();
+    });
     this.models = options.models?.map((model) => ({ ...model })) ?? defaultOpenAiModels();
-    this.server = createServer((request, response) => {
-      this.route(request, response).catch((error: unknown) => {
-        if (!response.headersSent) sendError(response, 500, String(error), 'server_error', 500);
-        else response.destroy();
-      });
-    });
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
   }
 
   async listen(port: number, host: string): Promise<void> {
-    this.server.listen(port, host);
-    await once(this.server, 'listening');
-    const address = this.server.address() as AddressInfo;
-    this.baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/v1`;
-  }
-
-  enqueue(...replies: OpenAiScriptedReply[]): void {
-    this.queue.push(...replies);
-  }
-
-  setHandler(handler: OpenAiReplyHandler | null): void {
-    this.handler = handler;
-  }
-
-  private waitUntil<T>(ready: () => T | undefined, timeoutMs: number, describe: () => string): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const check = (): void => {
-        const value = ready();
-        if (value === undefined) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(value);
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(describe()));
-      }, timeoutMs);
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  private wake(): void {
-    for (const waiter of [...this.waiters]) waiter();
-  }
-
-  waitForRequests(count: number, timeoutMs = 2000): Promise<void> {
-    return this.waitUntil(
-      () => (this.requests.length >= count ? true : undefined),
-      timeoutMs,
-      () => `expected ${count} chat requests within ${timeoutMs} ms, got ${this.requests.length}`,
-    ).then(() => undefined);
+    this.baseUrl = `http://${urlHost(host)}:${await this.listenOn(port, host)}/v1`;
   }
 
   waitForEnd(index: number, timeoutMs = 3000): Promise<RecordedOpenAiRequest> {
@@ -182,19 +127,7 @@ class Standin implements OpenAiStandin {
     );
   }
 
-  activeStreams(): number {
-    return this.active;
-  }
-
-  close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      for (const socket of this.sockets) socket.destroy();
-    });
-    return this.closing;
-  }
-
-  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected override async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url ?? '/', 'http://standin').pathname;
     if (this.options.apiKey !== undefined && request.headers.authorization !== `Bearer ${this.options.apiKey}`) {
       // llama-server --api-key answers exactly like this.

@@ -54,13 +54,12 @@ export function csrfTokenFrom(html: string): string {
 export async function buildTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
   // Registered before anything can fail, so the folder goes even when building the app throws.
-  let database: SqliteDatabase | undefined;
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  const built: { database?: SqliteDatabase; app?: Awaited<ReturnType<typeof buildApp>> } = {};
   const standin = await startOllamaStandin(options.standin);
   t.after(async () => {
-    await app?.close();
+    await built.app?.close();
     await standin.close();
-    database?.close();
+    built.database?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const config = loadConfig({
@@ -72,14 +71,14 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     MCP_CONFIG: path.join(dataDir, 'mcp.json'),
     ...options.environment,
   });
-  database = openDatabase(dataDir);
-  app = await buildApp({
+  const database = (built.database = openDatabase(dataDir));
+  const app = (built.app = await buildApp({
     config,
     database,
     chatModel: createChatModel({ host: standin.url, ...options.chatModel }),
     credentials: { passwordHash: testPasswordHash, secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
     ...options.dependencies,
-  });
+  }));
 
   let baseUrl: string | undefined;
   return {
