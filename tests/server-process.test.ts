@@ -208,19 +208,7 @@ test('when Ollama does not answer at start, the log says so and names OLLAMA_HOS
 test('set-password reads a piped password and the next login uses it', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
   t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const run = (input: string) =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/set-password.ts'], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += chunk));
-      child.stderr.on('data', (chunk) => (output += chunk));
-      child.on('exit', (code) => resolve({ code, output }));
-      child.stdin.end(input);
-    });
+  const run = (input: string) => setPassword(dataDir, input);
   const short = await run('short\n');
   assert.equal(short.code, 1);
   assert.match(short.output, /at least 8 characters\. Nothing was changed/);
