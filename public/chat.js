@@ -77,6 +77,19 @@
     }
   });
 
+  // Earlier messages go in above what the person is reading: keep their distance from the bottom,
+  // so the view does not jump. htmx fires after:swap on the replaced (detached) sentinel, so watch the thread.
+  document.addEventListener('htmx:before:swap', (event) => {
+    const element = thread();
+    if (!element || !(event.target instanceof Element) || !event.target.isConnected || !event.target.classList.contains('load-earlier')) return;
+    const fromBottom = element.scrollHeight - element.scrollTop;
+    const observer = new MutationObserver(() => {
+      observer.disconnect();
+      element.scrollTop = element.scrollHeight - fromBottom;
+    });
+    observer.observe(element, { childList: true });
+  });
+
   // A reconnect (phone woke up, server restarted) follows the conversation this page shows now.
   document.addEventListener('htmx:ws:before:connection', (event) => {
     event.detail.connection.url = socketUrl();

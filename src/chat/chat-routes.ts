@@ -5,7 +5,7 @@ import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
-import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView } from './chat-view.js';
+import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView, type MessageView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
 
 export interface ChatRoutesDependencies {
@@ -18,6 +18,8 @@ export interface ChatRoutesDependencies {
 }
 
 const historyPageSize = 100;
+/** Messages a chat opens with, and how many each scroll to the top adds above them. */
+export const messagePageSize = 40;
 
 interface ModelPickerGroup {
   backendId: string;
@@ -67,6 +69,27 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return { groups, empty, ...(notice ? { notice } : {}) };
   }
 
+  /**
+   * The newest messages (or those just before `before`), with their tool cards, and the address of
+   * the page before them when there is one. Only this page is read: a long chat opens as fast as a short one.
+   */
+  function messagePage(conversationId: number, before?: number): { messages: MessageView[]; earlierUrl: string | undefined } {
+    // One more than shown tells whether older messages exist.
+    const stored = store.listMessagesPage(conversationId, messagePageSize + 1, before);
+    const hasEarlier = stored.length > messagePageSize;
+    if (hasEarlier) stored.shift();
+    const live = hub.active(conversationId);
+    const messages = stored.map((message) =>
+      toMessageView(
+        message,
+        live?.messageId === message.id ? live : undefined,
+        message.role === 'assistant' ? toolCalls.listForMessage(message.id) : undefined,
+      ),
+    );
+    const earlierUrl = hasEarlier ? `/c/${conversationId}/messages?before=${stored[0]!.id}` : undefined;
+    return { messages, earlierUrl };
+  }
+
   async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number) {
     const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
     if (conversationId !== undefined && !conversation) {
@@ -74,23 +97,18 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     }
     const model = conversation?.model ?? (await chatService.defaultModel());
     const picker = await modelPicker(model);
-    const live = conversation && hub.active(conversation.id);
-    const callsByMessage = conversation ? toolCalls.groupedByMessage(conversation.id) : undefined;
-    const messages = conversation
-      ? store
-          .listMessages(conversation.id)
-          .map((message) => toMessageView(message, live?.messageId === message.id ? live : undefined, callsByMessage?.get(message.id)))
-      : [];
+    const page = conversation ? messagePage(conversation.id) : { messages: [], earlierUrl: undefined };
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
       conversations: store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation?.id)),
-      messages,
+      messages: page.messages,
+      earlierUrl: page.earlierUrl,
       modelGroups: picker.groups,
       noModels: picker.empty,
       model,
       notice: picker.notice,
-      streaming: Boolean(live),
+      streaming: Boolean(conversation && hub.active(conversation.id)),
       maxMessageChars: maxMessageCharacters,
       csrfToken: reply.generateCsrf(),
     });
@@ -104,6 +122,17 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist.' });
     }
     return renderChatPage(request, reply, id);
+  });
+
+  // The page of messages before `before`, for the sentinel at the top of the thread.
+  app.get<{ Params: { id: string }; Querystring: { before?: string } }>('/c/:id/messages', async (request, reply) => {
+    const id = Number(request.params.id);
+    const before = Number(request.query.before);
+    if (!Number.isSafeInteger(before) || before <= 0) return reply.code(400).type('text/plain').send('before must be a message id.');
+    if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
+      return reply.code(404).type('text/plain').send('That conversation does not exist.');
+    }
+    return reply.view('partials/message-page', messagePage(id, before));
   });
 
   app.get<{ Querystring: { q?: string } }>('/history', async (request, reply) => {

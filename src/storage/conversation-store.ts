@@ -57,6 +57,8 @@ export interface ConversationStore {
   updateMessage(id: number, changes: MessageChanges): void;
   getMessage(id: number): StoredMessage | undefined;
   listMessages(conversationId: number): StoredMessage[];
+  /** Up to `limit` messages older than `before` (or the newest, without it), oldest first. */
+  listMessagesPage(conversationId: number, limit: number, before?: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
   /** Replies left 'streaming' by a crash are marked failed, keeping their text. */
   closeInterruptedReplies(reason: string): number;
@@ -139,6 +141,13 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     ),
     selectMessage: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?'),
     listMessages: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id'),
+    // Both walk messages_by_conversation (conversation_id, id) backwards: no sort, no full scan.
+    listNewestMessages: database.prepare<[number, number], MessageRow>(
+      'SELECT * FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?',
+    ),
+    listMessagesBefore: database.prepare<[number, number, number], MessageRow>(
+      'SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+    ),
     search: database.prepare<[string, number], { conversation_id: number; title: string; message_id: number; snippet: string }>(
       `SELECT m.conversation_id, c.title, m.id AS message_id,
               snippet(messages_search, 0, char(1), char(2), '…', 12) AS snippet
@@ -198,6 +207,13 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       return row && toMessage(row);
     },
     listMessages: (conversationId) => statements.listMessages.all(conversationId).map(toMessage),
+    listMessagesPage(conversationId, limit, before) {
+      const rows =
+        before === undefined
+          ? statements.listNewestMessages.all(conversationId, limit)
+          : statements.listMessagesBefore.all(conversationId, before, limit);
+      return rows.reverse().map(toMessage);
+    },
     search(query, limit) {
       const match = toSearchQuery(query);
       if (!match) return [];
