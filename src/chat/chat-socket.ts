@@ -110,10 +110,10 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const requested = parseConversationId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
-      const messages = store.listMessages(requested);
-      const shownUpTo = parseConversationId(query.after) ?? messages.findLast((message) => message.role === 'assistant')?.id;
-      for (const message of messages) {
-        if (shownUpTo === undefined || message.id < shownUpTo) continue;
+      // Only what the page may have missed is read, not the whole conversation (long chats page).
+      const shownUpTo =
+        parseConversationId(query.after) ?? store.listMessagesPage(requested, 40).findLast((message) => message.role === 'assistant')?.id;
+      for (const message of shownUpTo === undefined ? [] : store.listMessagesFrom(requested, shownUpTo)) {
         const html = renderMessage(message.id);
         if (!html) continue;
         if (message.id === shownUpTo) sender.swap(`#message-${message.id}`, 'outerHTML', html);

@@ -59,6 +59,8 @@ export interface ConversationStore {
   listMessages(conversationId: number): StoredMessage[];
   /** Up to `limit` messages older than `before` (or the newest, without it), oldest first. */
   listMessagesPage(conversationId: number, limit: number, before?: number): StoredMessage[];
+  /** The message `fromId` and every later one, oldest first (what a reconnecting page missed). */
+  listMessagesFrom(conversationId: number, fromId: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
   /** Replies left 'streaming' by a crash are marked failed, keeping their text. */
   closeInterruptedReplies(reason: string): number;
@@ -148,6 +150,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     listMessagesBefore: database.prepare<[number, number, number], MessageRow>(
       'SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
     ),
+    listMessagesFrom: database.prepare<[number, number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND id >= ? ORDER BY id'),
     search: database.prepare<[string, number], { conversation_id: number; title: string; message_id: number; snippet: string }>(
       `SELECT m.conversation_id, c.title, m.id AS message_id,
               snippet(messages_search, 0, char(1), char(2), '…', 12) AS snippet
@@ -214,6 +217,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
           : statements.listMessagesBefore.all(conversationId, before, limit);
       return rows.reverse().map(toMessage);
     },
+    listMessagesFrom: (conversationId, fromId) => statements.listMessagesFrom.all(conversationId, fromId).map(toMessage),
     search(query, limit) {
       const match = toSearchQuery(query);
       if (!match) return [];
