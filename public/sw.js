@@ -11,7 +11,9 @@ const offlineFiles = [offlinePage, '/static/offline.css', '/static/icon.svg'];
 self.addEventListener('install', (event) => {
   event.waitUntil(
     caches.open(cacheName)
-      .then((cache) => cache.addAll(offlineFiles))
+      // Without cookies: these files are public, and an answer carrying a renewed session cookie
+      // could land after a login and undo it.
+      .then((cache) => cache.addAll(offlineFiles.map((file) => new Request(file, { credentials: 'omit' }))))
       .then(() => self.skipWaiting()),
   );
 });

@@ -131,3 +131,15 @@ test('the service worker is registered only in a secure context (HTTPS or localh
   assert.deepEqual(await runInstallScript({ isSecureContext: false, hasServiceWorker: true }), [], 'plain http://192.168.x.x: nothing');
   assert.deepEqual(await runInstallScript({ isSecureContext: true, hasServiceWorker: false }), [], 'an old browser: no error');
 });
+
+test('the manifest and the service worker never send a session cookie, so fetching them during a login cannot undo it', async (t) => {
+  const testApp = await buildTestApp(t);
+  const cookies = await testApp.login();
+  for (const url of ['/manifest.webmanifest', '/sw.js']) {
+    const response = await testApp.app.inject({ method: 'GET', url, headers: { cookie: cookies } });
+    assert.equal(response.statusCode, 200, url);
+    assert.equal(response.headers['set-cookie'], undefined, url);
+  }
+  // The session itself is untouched: still logged in.
+  assert.equal((await testApp.app.inject({ method: 'GET', url: '/', headers: { cookie: cookies } })).statusCode, 200);
+});

@@ -1,6 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * The browser fetches these in the background, perhaps while the login form is on its way. Left
+ * with the session, their answers would renew the cookie of the anonymous login-form session, and
+ * arriving after the login's new cookie, log the user straight out again. Without a session, no
+ * cookie is sent.
+ */
+async function leaveSessionAlone(request: FastifyRequest): Promise<void> {
+  (request as { session?: unknown }).session = undefined;
+}
 
 /**
  * The two files a phone needs at the site root to install Hearth: the web app manifest, and the
@@ -14,12 +24,12 @@ export function registerAppInstallRoutes(app: FastifyInstance, options: { projec
   const manifest = fs.readFileSync(path.join(publicFolder, 'manifest.webmanifest'), 'utf8');
   const serviceWorker = fs.readFileSync(path.join(publicFolder, 'sw.js'), 'utf8');
 
-  app.get('/manifest.webmanifest', async (_request, reply) => {
+  app.get('/manifest.webmanifest', { onRequest: leaveSessionAlone }, async (_request, reply) => {
     reply.type('application/manifest+json; charset=utf-8').header('Cache-Control', 'no-cache');
     return manifest;
   });
 
-  app.get('/sw.js', async (_request, reply) => {
+  app.get('/sw.js', { onRequest: leaveSessionAlone }, async (_request, reply) => {
     // no-cache: the browser asks again on each visit, so a new version is picked up at once.
     reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache');
     return serviceWorker;
