@@ -71,6 +71,21 @@ test('on localhost the worker registers, keeps no private page, and shows the of
   assertNoPageErrors(page);
 });
 
+test('Chromium reads the manifest without complaint and finds Hearth installable on localhost', async (t) => {
+  const testApp = await buildTestApp(t);
+  const baseUrl = (await testApp.listen()).replace('127.0.0.1', 'localhost');
+  const { context, page } = await newPage(t, browser);
+  await page.goto(`${baseUrl}/login`);
+  await waitForControllingWorker(page);
+  const devtools = await context.newCDPSession(page);
+  const manifest = await devtools.send('Page.getAppManifest') as { url: string; errors: Array<{ message: string }> };
+  assert.equal(manifest.url, `${baseUrl}/manifest.webmanifest`);
+  assert.deepEqual(manifest.errors.map((error) => error.message), []);
+  const installability = await devtools.send('Page.getInstallabilityErrors') as { installabilityErrors: Array<{ errorId: string }> };
+  // Playwright's contexts are incognito ones, where Chromium never installs apps; nothing else may be wrong.
+  assert.deepEqual(installability.installabilityErrors.map((error) => error.errorId).filter((id) => id !== 'in-incognito'), []);
+});
+
 test('a new worker version removes the caches of older versions and leaves other caches alone', async (t) => {
   const testApp = await buildTestApp(t);
   const baseUrl = (await testApp.listen()).replace('127.0.0.1', 'localhost');
