@@ -18,6 +18,7 @@ import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
 import { googleServicesFromConfig } from './google/google-services.js';
+import { registerAppInstallRoutes } from './http/app-install-routes.js';
 import { registerErrorHandlers } from './http/error-handlers.js';
 import { registerProxyNotice } from './http/proxy-notice.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
@@ -186,6 +187,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerSessions(app, { secretKey: dependencies.credentials.secretKey, ttlHours: config.sessionTtlHours, store: sessionStore });
   await registerViews(app, templates);
   await registerStaticFiles(app, projectRoot);
+  registerAppInstallRoutes(app, { projectRoot });
   await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
   registerErrorHandlers(app);
   // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
