@@ -34,6 +34,11 @@ export async function registerSessions(app: FastifyInstance, options: SessionOpt
     cookieName: 'hearth_session',
     store: options.store,
     saveUninitialized: false,
+    // The cookie is sent only when a session is made or changed, not on every response: a static
+    // file or service-worker request still in flight with the login form's session would otherwise
+    // answer after the login and put the old cookie back (logged out again). A login lasts
+    // SESSION_TTL_HOURS from the moment it was made.
+    rolling: false,
     cookie: {
       httpOnly: true,
       sameSite: 'lax',
