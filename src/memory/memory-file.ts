@@ -147,6 +147,8 @@ export function createMemoryFile(options: { file: string; maxBytes: number; data
             snapshot: snapshotOf(current),
           };
         }
+        // Saving the text that is already there changes nothing, so it adds no version.
+        if (normalized === current) return { ok: true, snapshot: snapshotOf(current) };
         try {
           await writeAtomically(normalized);
         } catch (error) {
