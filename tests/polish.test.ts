@@ -64,6 +64,19 @@ test('the accent passes WCAG AA (4.5:1) for button text and links, in light and 
   }
 });
 
+test('code highlighting colours pass 4.5:1 on the code background, in light and dark', () => {
+  const css = fs.readFileSync(path.join(import.meta.dirname, '..', 'public', 'app.css'), 'utf8');
+  const { light, dark } = palettes(css);
+  const colours = [...css.matchAll(/\.hljs-[\w-]+[^{]*\{\s*color:\s*(#[0-9a-fA-F]{6})/g)].map((match) => [match[1]!.toLowerCase(), match.index!] as const);
+  const darkStart = css.indexOf('prefers-color-scheme: dark', css.indexOf('.hljs-'));
+  assert.ok(colours.length >= 8, 'light and dark highlight colours are found');
+  for (const [colour, index] of colours) {
+    const background = index > darkStart && darkStart > 0 ? dark['code-background']! : light['code-background']!;
+    const ratio = contrastRatio(colour, background);
+    assert.ok(ratio >= 4.5, `${colour} on ${background} is ${ratio.toFixed(2)}:1`);
+  }
+});
+
 // --- Pages ---
 
 async function loggedIn(t: import('node:test').TestContext) {
