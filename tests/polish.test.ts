@@ -207,8 +207,27 @@ test('saving the same memory again adds no version; a real change does', async (
   const count = memory.versions().length;
   const same = await memory.write('- likes tea\r\n', 'browser');
   assert.equal(same.ok, true);
+  assert.equal(same.ok && same.unchanged, true);
   assert.equal(memory.versions().length, count, 'the same text (CRLF or not) adds no version');
   assert.equal((await memory.write('- likes coffee\n', 'browser')).ok, true);
   assert.equal(memory.versions().length, count + 1);
   assert.equal(memory.versions()[0]!.content, '- likes coffee\n');
+});
+
+test('the memory page says so when a save changed nothing', async (t) => {
+  const { app, cookies, get } = await loggedIn(t);
+  await app.memory.write('- likes tea\n', 'browser');
+  const versions = app.memory.versions().length;
+  const page = await get('/memory');
+  const revision = /name="revision" value="([^"]*)"/.exec(page.body)![1]!;
+  const saved = await app.inject({
+    method: 'POST',
+    url: '/memory',
+    headers: { cookie: cookieHeader(page.headers['set-cookie'], cookies) },
+    payload: { _csrf: csrfTokenFrom(page.body), revision, content: '- likes tea\r\n' },
+  });
+  assert.equal(saved.statusCode, 303);
+  assert.equal(saved.headers.location, '/memory?saved=unchanged');
+  assert.equal(app.memory.versions().length, versions);
+  assert.match((await get('/memory?saved=unchanged')).body, /Nothing changed/);
 });
