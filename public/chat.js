@@ -84,12 +84,12 @@
   document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
   document.addEventListener('htmx:ws:close', () => body.classList.add('is-offline'));
 
-  // Until the socket is open, the form posts to /send like a plain web form (the server saves
-  // the message and shows the conversation), so a Send pressed early is never dropped.
+  // Until the socket has opened once, the form posts to /send like a plain web form (the server
+  // saves the message and shows the conversation), so a Send pressed early is never held by a
+  // socket that may never open. After that, htmx queues a message sent while it reconnects.
   function keepFormWorkingUntilConnected() {
     let connected = false;
     document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
-    document.addEventListener('htmx:ws:close', () => { connected = false; });
     document.addEventListener('submit', (event) => {
       if (event.target !== form()) return;
       if (!String(input()?.value ?? '').trim()) {

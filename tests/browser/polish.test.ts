@@ -82,21 +82,28 @@ test('Send pressed before the socket is open still sends (the form posts), and n
   const baseUrl = await testApp.listen();
   const { page } = await newPage(t, browser, phone);
   // A socket that never opens: the state a page is in for its first moments on a slow start.
-  await page.addInitScript(() => {
-    class NeverOpens extends EventTarget {
-      readyState = 0;
-      send() {
-        throw new Error('not open');
+  // Stays CONNECTING, like a real socket on a slow network: htmx would hold the message in its
+  // queue. A string, not a function: the test's TypeScript transform would add helpers the page lacks.
+  await page.addInitScript({
+    content: `
+      class NeverOpens extends EventTarget {
+        constructor(url) { super(); this.url = url; this.readyState = 0; window.__socketsMade = (window.__socketsMade || 0) + 1; }
+        send() { throw new Error('not open'); }
+        close() {}
       }
-      close() {}
-    }
-    (window as unknown as { WebSocket: unknown }).WebSocket = NeverOpens;
+      NeverOpens.CONNECTING = 0; NeverOpens.OPEN = 1; NeverOpens.CLOSING = 2; NeverOpens.CLOSED = 3;
+      window.WebSocket = NeverOpens;
+    `,
   });
   testApp.standin.enqueue({ content: 'Got it early.' });
   await loginInBrowser(page, baseUrl);
+  // htmx has set up the form and asked for a socket, which is still connecting.
+  await waitFor(page, () => (window as unknown as { __socketsMade?: number }).__socketsMade! > 0);
   await page.locator('#chat-input').fill('Sent too early');
-  await Promise.all([page.waitForURL(/\/c\/\d+$/), page.locator('#chat-send').click()]);
-  assert.match(await page.locator('#chat-thread .chat-message-user').innerText(), /Sent too early/);
+  await Promise.all([page.waitForNavigation({ url: /\/c\/\d+$/ }), page.locator('#chat-send').click()]);
+  assert.match(await page.locator('#chat-thread .chat-message-user').innerText(), /Sent too early/, 'the server page shows the message');
+  assert.equal(testApp.standin.requests.length, 1, 'the reply was started');
+  assertNoPageErrors(page);
 });
 
 test('a finished reply is announced once in the status region; the thread is not a live region', async (t) => {
