@@ -160,8 +160,9 @@ test('/send refuses a missing CSRF token and shows an unsendable message back in
 
 test('every page has exactly one h1; the thread is not a live region, a status element is', async (t) => {
   const { app, get } = await loggedIn(t);
-  const pages = [await get('/'), await get('/memory'), await get('/tools'), await get('/c/12345'), await app.inject({ method: 'GET', url: '/login' })];
-  for (const page of pages) assert.equal((page.body.match(/<h1[\s>]/g) ?? []).length, 1, `one h1 in ${page.body.slice(0, 0)}${page.statusCode}`);
+  const urls = ['/', '/memory', '/tools', '/c/12345'];
+  const pages = [...(await Promise.all(urls.map(get))), await app.inject({ method: 'GET', url: '/login' })];
+  pages.forEach((page, index) => assert.equal((page.body.match(/<h1[\s>]/g) ?? []).length, 1, `one h1 on ${urls[index] ?? '/login'}`));
   const chat = pages[0]!.body;
   assert.doesNotMatch(/<section id="chat-thread"[^>]*>/.exec(chat)![0], /aria-live/);
   assert.match(chat, /<p id="chat-status" class="visually-hidden" role="status"><\/p>/);
