@@ -97,6 +97,51 @@
   document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
   document.addEventListener('htmx:ws:close', () => body.classList.add('is-offline'));
 
+  // Until the socket has opened once, the form posts to /send like a plain web form (the server
+  // saves the message and shows the conversation), so a Send pressed early is never held by a
+  // socket that may never open. After that, htmx queues a message sent while it reconnects.
+  function keepFormWorkingUntilConnected() {
+    let connected = false;
+    document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
+    document.addEventListener('submit', (event) => {
+      if (event.target !== form()) return;
+      if (!String(input()?.value ?? '').trim()) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        return;
+      }
+      // Connected: htmx sends over the socket. Not yet: keep htmx from swallowing the submit.
+      if (!connected) event.stopImmediatePropagation();
+    }, true);
+  }
+  keepFormWorkingUntilConnected();
+
+  // Screen readers hear a finished reply once, from #chat-status, not every streamed token.
+  function announceFinishedReplies() {
+    document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+      const data = event.detail.message.data;
+      if (typeof data !== 'string' || !data.startsWith('{"event":"reply-finished"')) return;
+      // The final swap of the reply may come in the same batch: read it once the DOM settles.
+      setTimeout(() => {
+        const status = document.getElementById('chat-status');
+        const bodies = document.querySelectorAll('#chat-thread .chat-message-assistant .chat-message-body');
+        const text = bodies.length ? (bodies[bodies.length - 1].textContent ?? '').replace(/\s+/g, ' ').trim() : '';
+        if (!status) return;
+        status.textContent = '';
+        // A fresh text node each time, so the same words twice are still announced.
+        requestAnimationFrame(() => { status.textContent = text ? `Reply finished: ${text.slice(0, 2000)}` : 'Reply finished'; });
+      }, 0);
+    });
+  }
+  announceFinishedReplies();
+
+  // Code blocks scroll sideways on a phone; a keyboard reaches them only if they can take focus.
+  function makeCodeBlocksFocusable() {
+    document.querySelectorAll('#chat-thread pre:not([tabindex])').forEach((block) => block.setAttribute('tabindex', '0'));
+  }
+  document.addEventListener('htmx:ws:after:message:incoming', makeCodeBlocksFocusable);
+  document.addEventListener('DOMContentLoaded', makeCodeBlocksFocusable);
+
   document.addEventListener('keydown', (event) => {
     if (event.target !== input() || event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
     // On touch keyboards Enter makes a new line; the Send button sends.

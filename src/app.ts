@@ -13,6 +13,7 @@ import { createChatService } from './chat/chat-service.js';
 import { createReplyRunner } from './chat/reply-runner.js';
 import { registerChatSocket } from './chat/chat-socket.js';
 import { registerExportRoutes } from './chat/export-routes.js';
+import { registerSendRoutes } from './chat/send-routes.js';
 import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
@@ -220,6 +221,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     authenticated.addHook('onRequest', requireLogin);
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
     registerExportRoutes(authenticated, { store, toolCalls });
+    registerSendRoutes(authenticated, { chatService });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {

@@ -25,7 +25,7 @@ export interface MemorySnapshot {
 }
 
 export type MemoryWriteResult =
-  | { ok: true; snapshot: MemorySnapshot }
+  | { ok: true; snapshot: MemorySnapshot; unchanged?: true }
   | { ok: false; reason: 'too-large'; message: string; snapshot: MemorySnapshot }
   | { ok: false; reason: 'changed'; message: string; snapshot: MemorySnapshot }
   | { ok: false; reason: 'unwritable'; message: string; snapshot?: MemorySnapshot };
@@ -147,6 +147,8 @@ export function createMemoryFile(options: { file: string; maxBytes: number; data
             snapshot: snapshotOf(current),
           };
         }
+        // Saving the text that is already there changes nothing, so it adds no version.
+        if (normalized === current) return { ok: true, snapshot: snapshotOf(current), unchanged: true };
         try {
           await writeAtomically(normalized);
         } catch (error) {

@@ -62,14 +62,14 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
   }
 
   app.get<{ Querystring: { saved?: string } }>('/memory', (request, reply) => {
-    const notices: Record<string, string> = { memory: 'Memory saved.', restored: 'Version restored.', prompt: 'System prompt saved.' };
+    const notices: Record<string, string> = { memory: 'Memory saved.', unchanged: 'Nothing changed: the memory already says exactly this.', restored: 'Version restored.', prompt: 'System prompt saved.' };
     return renderPage(reply, { notice: notices[request.query.saved ?? ''] });
   });
 
   app.post<{ Body: { content?: string; revision?: string } }>('/memory', { preHandler: app.csrfProtection }, async (request, reply) => {
     const content = typeof request.body?.content === 'string' ? request.body.content : '';
     const result = await memory.write(content, 'browser', request.body?.revision || undefined);
-    if (result.ok) return reply.redirect('/memory?saved=memory', 303);
+    if (result.ok) return reply.redirect(result.unchanged ? '/memory?saved=unchanged' : '/memory?saved=memory', 303);
     if (result.reason === 'changed') {
       return renderPage(
         reply,

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import { ChatInputError, type ChatService } from './chat-service.js';
+
+export interface SendRoutesDependencies {
+  chatService: ChatService;
+}
+
+interface SendForm {
+  message?: string;
+  conversationId?: string;
+  model?: string;
+}
+
+function parseConversationId(value: unknown): number | undefined {
+  const id = Number(value);
+  return typeof value === 'string' && value !== '' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+/**
+ * The chat form without JavaScript (or before its socket is open): a plain POST saves the
+ * message, starts the reply and sends the page to the conversation, where the reply shows as
+ * on any reload. The same service as the socket's `send`, so both paths behave alike.
+ */
+export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoutesDependencies): void {
+  const { chatService } = dependencies;
+
+  app.post<{ Body: SendForm }>('/send', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const body = request.body ?? {};
+    const conversationId = parseConversationId(body.conversationId);
+    try {
+      const { conversation } = await chatService.sendMessage({
+        conversationId,
+        text: typeof body.message === 'string' ? body.message : '',
+        model: typeof body.model === 'string' && body.model ? body.model : undefined,
+      });
+      return reply.redirect(`/c/${conversation.id}`, 303);
+    } catch (error) {
+      if (!(error instanceof ChatInputError)) request.log.error({ err: error }, 'sending a message from the form failed');
+      const reason = error instanceof ChatInputError ? error.message : 'The message could not be saved. Nothing was sent; try again.';
+      // The text is shown back so it is never lost, with a way back to the chat.
+      const back = conversationId === undefined ? '/' : `/c/${conversationId}`;
+      return reply.code(error instanceof ChatInputError ? 400 : 500).view('send-failed', {
+        title: 'Message not sent',
+        message: reason,
+        unsentText: typeof body.message === 'string' ? body.message : '',
+        backUrl: back,
+      });
+    }
+  });
+}
