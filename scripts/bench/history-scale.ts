@@ -6,19 +6,8 @@
 import { createConversationStore, toSearchQuery } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
 import { decodeBody, httpGet } from './hearth-client.js';
-import { round, roundSummary, summarize, type Summary } from './stats.js';
+import { randomSource, round, roundSummary, summarize, type Summary } from './stats.js';
 
-/** A small deterministic generator, so every run searches the same text. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const commonWords = (
   'the of and to a in is it you that he was for on are with as I his they be at one have this from or had by ' +

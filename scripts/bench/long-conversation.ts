@@ -22,7 +22,7 @@ import { openDatabase } from '../../src/storage/database.js';
 import { createToolCallStore } from '../../src/storage/tool-call-store.js';
 import { startOllamaStandin } from '../../tests/support/ollama-standin.js';
 import { closeHttpClients, decodeBody, httpGet, login } from './hearth-client.js';
-import { median, percentile, round } from './stats.js';
+import { median, percentile, randomSource, round } from './stats.js';
 
 const { values: options } = parseArgs({
   options: {
@@ -36,17 +36,6 @@ const runs = Number(options.runs);
 const password = 'a bench password that is long enough';
 const browserHeaders = { 'accept-encoding': 'gzip, deflate, br, zstd', 'user-agent': 'Mozilla/5.0 (Linux; Android 14) hearth-bench' };
 
-/** A small deterministic generator: every run writes the same text, varied enough that compression is not flattered. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = randomSource(20_261_123);
 const common = 'the of and to a in is it you that was for on are with as this be at have from or by but what can out all when use how'.split(' ');
 const syllables = ['ka', 'lo', 'mi', 'ren', 'ta', 'vor', 'sel', 'du', 'fin', 'gra', 'ne', 'po', 'shi', 'tur', 'wel', 'zan', 'bri', 'cor', 'dal', 'ex'];

@@ -52,3 +52,15 @@ export function roundSummary(summary: Summary, digits = 2): Summary {
     mean: round(summary.mean, digits),
   };
 }
+
+/** A small deterministic generator (mulberry32): every run makes the same text, varied enough that compression is not flattered. */
+export function randomSource(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
