@@ -47,8 +47,8 @@ async function waitForServer(baseUrl: string, output: () => string): Promise<voi
   throw new Error(`the server did not start:\n${output()}`);
 }
 
-/** One login attempt as a separate client at `address`: its own login page, token and cookie. */
-async function attemptLogin(baseUrl: string, address: string, guess: string): Promise<number> {
+/** One login as a separate client at `address`: its own login page, token and cookie. */
+async function logInFrom(baseUrl: string, address: string, guess: string): Promise<{ cookies: string; status: number }> {
   const headers = { 'x-forwarded-for': address };
   const page = await fetch(`${baseUrl}/login`, { headers });
   const cookies = cookieHeader(page.headers.getSetCookie());
@@ -59,8 +59,11 @@ async function attemptLogin(baseUrl: string, address: string, guess: string): Pr
     body: new URLSearchParams({ password: guess, _csrf: csrfTokenFrom(await page.text()) }),
   });
   await response.arrayBuffer();
-  return response.status;
+  return { cookies: cookieHeader(response.headers.getSetCookie(), cookies), status: response.status };
 }
+
+/** One wrong guess from `address`: the status it got. */
+const attemptLogin = async (baseUrl: string, address: string, guess: string): Promise<number> => (await logInFrom(baseUrl, address, guess)).status;
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-flood-'));
@@ -149,17 +152,8 @@ async function main(): Promise<void> {
 /** The owner logging in from `address` (one that has not failed); how long it took and the status. */
 async function ownerLogin(baseUrl: string, address: string): Promise<{ cookies: string; ms: number; status: number }> {
   const started = performance.now();
-  const headers = { 'x-forwarded-for': address };
-  const page = await fetch(`${baseUrl}/login`, { headers });
-  const cookies = cookieHeader(page.headers.getSetCookie());
-  const response = await fetch(`${baseUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { ...headers, cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ password, _csrf: csrfTokenFrom(await page.text()) }),
-  });
-  await response.arrayBuffer();
-  return { cookies: cookieHeader(response.headers.getSetCookie(), cookies), ms: performance.now() - started, status: response.status };
+  const result = await logInFrom(baseUrl, address, password);
+  return { ...result, ms: performance.now() - started };
 }
 
 main().catch((error: unknown) => {
