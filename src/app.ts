@@ -14,6 +14,7 @@ import { createReplyRunner } from './chat/reply-runner.js';
 import { registerChatSocket } from './chat/chat-socket.js';
 import { registerExportRoutes } from './chat/export-routes.js';
 import { registerSendRoutes } from './chat/send-routes.js';
+import { registerTitleRoutes } from './chat/title-routes.js';
 import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
@@ -222,6 +223,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
     registerExportRoutes(authenticated, { store, toolCalls });
     registerSendRoutes(authenticated, { chatService });
+    registerTitleRoutes(authenticated, { store });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {

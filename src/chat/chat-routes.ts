@@ -7,6 +7,7 @@ import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView, type MessageView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
+import { createMessageWindows } from './message-window.js';
 
 export interface ChatRoutesDependencies {
   store: ConversationStore;
@@ -51,6 +52,7 @@ function toPickerGroup(group: ModelGroup): ModelPickerGroup {
 
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
   const { store, toolCalls, hub, chatModel, chatService, view } = dependencies;
+  const windows = createMessageWindows({ store, toolCalls, hub, pageSize: messagePageSize });
 
   /** The picker: one group per model server; a server that is down says so in its group. */
   async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean }> {
@@ -90,20 +92,24 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return { messages, earlierUrl };
   }
 
-  async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number) {
+  async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number) {
     const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
     if (conversationId !== undefined && !conversation) {
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
     }
     const model = conversation?.model ?? (await chatService.defaultModel());
     const picker = await modelPicker(model);
-    const page = conversation ? messagePage(conversation.id) : { messages: [], earlierUrl: undefined };
+    // Opened from a search result: the page around that message (falls back to the newest page).
+    const around = conversation && at !== undefined ? windows.around(conversation.id, at) : undefined;
+    const page = around ?? (conversation ? { ...messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
       conversations: store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation?.id)),
       messages: page.messages,
       earlierUrl: page.earlierUrl,
+      laterUrl: page.laterUrl,
+      highlightId: around ? at : undefined,
       modelGroups: picker.groups,
       noModels: picker.empty,
       model,
@@ -116,17 +122,27 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
 
   app.get('/', (request, reply) => renderChatPage(request, reply));
 
-  app.get<{ Params: { id: string } }>('/c/:id', (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { at?: string } }>('/c/:id', (request, reply) => {
     const id = Number(request.params.id);
     if (!Number.isSafeInteger(id) || id <= 0) {
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist.' });
     }
-    return renderChatPage(request, reply, id);
+    const at = Number(request.query.at);
+    return renderChatPage(request, reply, id, Number.isSafeInteger(at) && at > 0 ? at : undefined);
   });
 
   // The page of messages before `before`, for the sentinel at the top of the thread.
-  app.get<{ Params: { id: string }; Querystring: { before?: string } }>('/c/:id/messages', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { before?: string; after?: string } }>('/c/:id/messages', async (request, reply) => {
     const id = Number(request.params.id);
+    // `after`: the page below a window opened at a search match, for the loader under the thread.
+    if (request.query.after !== undefined) {
+      const after = Number(request.query.after);
+      if (!Number.isSafeInteger(after) || after < 0) return reply.code(400).type('text/plain').send('after must be a message id.');
+      if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
+        return reply.code(404).type('text/plain').send('That conversation does not exist.');
+      }
+      return reply.view('partials/message-page', windows.after(id, after));
+    }
     const before = Number(request.query.before);
     if (!Number.isSafeInteger(before) || before <= 0) return reply.code(400).type('text/plain').send('before must be a message id.');
     if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
@@ -147,7 +163,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       const conversation = store.getConversation(hit.conversationId);
       if (!conversation) continue;
       seen.add(hit.conversationId);
-      items.push(toSearchItemView(hit, conversation));
+      items.push(toSearchItemView(hit, conversation, query));
     }
     return reply.type('text/html').send(view.historyList(items, query));
   });

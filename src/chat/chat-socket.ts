@@ -113,7 +113,10 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       // Only what the page may have missed is read, not the whole conversation (long chats page).
       const shownUpTo =
         parseConversationId(query.after) ?? store.listMessagesPage(requested, 40).findLast((message) => message.role === 'assistant')?.id;
-      for (const message of shownUpTo === undefined ? [] : store.listMessagesFrom(requested, shownUpTo)) {
+      // A page showing a window away from the newest end (opened at a search match) loads newer
+      // messages itself, page by page: catching up would pour all of them into it.
+      const partialWindow = query.window === 'partial';
+      for (const message of shownUpTo === undefined || partialWindow ? [] : store.listMessagesFrom(requested, shownUpTo)) {
         const html = renderMessage(message.id);
         if (!html) continue;
         if (message.id === shownUpTo) sender.swap(`#message-${message.id}`, 'outerHTML', html);

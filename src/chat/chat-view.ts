@@ -4,6 +4,7 @@ import { markdownRendererVersion } from '../markdown/markdown-renderer.js';
 import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
+import { describeToolCall } from './tool-call-words.js';
 
 export interface MessageView {
   id: number;
@@ -17,6 +18,8 @@ export interface MessageView {
   hasContent: boolean;
   error: string | null;
   toolCalls: ToolCallView[];
+  /** When it was written (ms since 1970): the page shows it relative, in the browser's time zone. */
+  createdAt: number;
 }
 
 export interface ToolCallView {
@@ -26,6 +29,8 @@ export interface ToolCallView {
   params: string;
   status: ToolCallStatus;
   statusLabel: string;
+  /** What happened, in plain words ("Searched your email — 3 results"). */
+  summary: string;
   result: string;
   /** The latest progress line while it runs. */
   progress: string;
@@ -55,6 +60,7 @@ export function toToolCallView(call: StoredToolCall): ToolCallView {
     params: call.params,
     status: call.status,
     statusLabel: statusLabels[call.status],
+    summary: describeToolCall(call),
     result: call.status === 'running' ? '' : call.result,
     progress: call.status === 'running' ? call.result : '',
     long: call.result.length > 280 || call.result.split('\n').length > 6,
@@ -76,6 +82,9 @@ export interface HistoryItemView {
   current: boolean;
   /** Safe HTML: escaped text with <mark> around matches. */
   snippet?: string;
+  /** A search result links to the matching message, and says the words to mark in it. */
+  messageId?: number;
+  query?: string;
 }
 
 export interface LiveText {
@@ -110,6 +119,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     hasContent: content.length > 0,
     error: message.error,
     toolCalls: toolCalls.map(toToolCallView),
+    createdAt: message.createdAt,
   };
 }
 
@@ -123,10 +133,22 @@ export function toHistoryItemView(conversation: Conversation, currentId?: number
   };
 }
 
+/** Characters kept before the first match, so a sidebar line that ends in "…" still shows it. */
+const snippetLeadCharacters = 24;
+
+/** SQLite picks a window of words around the match; with long words the match can still sit past the visible line. */
+export function keepMatchInView(snippet: string): string {
+  const first = snippet.indexOf('\u0001');
+  if (first <= snippetLeadCharacters + 1) return snippet;
+  const cut = snippet.indexOf(' ', first - snippetLeadCharacters);
+  const from = cut === -1 || cut >= first ? first : cut + 1;
+  return `…${snippet.slice(from)}`;
+}
+
 /** Search snippets come marked with \u0001…\u0002 from SQLite; escape first, then mark. */
-export function toSearchItemView(hit: SearchHit, conversation: Conversation): HistoryItemView {
-  const snippet = escapeText(hit.snippet).replace(/\u0001/g, '<mark>').replace(/\u0002/g, '</mark>');
-  return { ...toHistoryItemView(conversation), snippet };
+export function toSearchItemView(hit: SearchHit, conversation: Conversation, query?: string): HistoryItemView {
+  const snippet = escapeText(keepMatchInView(hit.snippet)).replace(/\u0001/g, '<mark>').replace(/\u0002/g, '</mark>');
+  return { ...toHistoryItemView(conversation), snippet, messageId: hit.messageId, ...(query ? { query } : {}) };
 }
 
 /** Renders the partials that both the pages and the WebSocket updates use. */

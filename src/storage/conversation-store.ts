@@ -52,6 +52,10 @@ export interface ConversationStore {
   getConversation(id: number): Conversation | undefined;
   listConversations(limit: number, offset?: number): Conversation[];
   setConversationModel(id: number, model: string): void;
+  /** The person's own title for the chat; false when there is no such chat. */
+  renameConversation(id: number, title: string): boolean;
+  /** An automatic title: kept out when the person has named the chat. True when it was set. */
+  setAutomaticTitle(id: number, title: string): boolean;
   deleteConversation(id: number): boolean;
   addMessage(conversationId: number, role: MessageRole, content: string, options?: { status?: MessageStatus; model?: string }): StoredMessage;
   updateMessage(id: number, changes: MessageChanges): void;
@@ -61,6 +65,8 @@ export interface ConversationStore {
   listMessagesPage(conversationId: number, limit: number, before?: number): StoredMessage[];
   /** The message `fromId` and every later one, oldest first (what a reconnecting page missed). */
   listMessagesFrom(conversationId: number, fromId: number): StoredMessage[];
+  /** Up to `limit` messages newer than `after`, oldest first (the page below a window opened at a search match). */
+  listMessagesAfter(conversationId: number, after: number, limit: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
   /** Replies left 'streaming' by a crash are marked failed, keeping their text. */
   closeInterruptedReplies(reason: string): number;
@@ -135,6 +141,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       'SELECT * FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
     updateModel: database.prepare<[string, number]>('UPDATE conversations SET model = ? WHERE id = ?'),
+    renameConversation: database.prepare<[string, number]>('UPDATE conversations SET title = ?, title_set_by_person = 1 WHERE id = ?'),
+    setAutomaticTitle: database.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ? AND title_set_by_person = 0'),
     touchConversation: database.prepare<[number, number]>('UPDATE conversations SET updated_at = ? WHERE id = ?'),
     deleteConversation: database.prepare<[number]>('DELETE FROM conversations WHERE id = ?'),
     insertMessage: database.prepare<[number, MessageRole, string, MessageStatus, string | null, number, number], MessageRow>(
@@ -151,6 +159,9 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       'SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
     ),
     listMessagesFrom: database.prepare<[number, number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND id >= ? ORDER BY id'),
+    listMessagesAfter: database.prepare<[number, number, number], MessageRow>(
+      'SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?',
+    ),
     search: database.prepare<[string, number], { conversation_id: number; title: string; message_id: number; snippet: string }>(
       `SELECT m.conversation_id, c.title, m.id AS message_id,
               snippet(messages_search, 0, char(1), char(2), '…', 12) AS snippet
@@ -188,6 +199,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     },
     listConversations: (limit, offset = 0) => statements.listConversations.all(limit, offset).map(toConversation),
     setConversationModel: (id, model) => void statements.updateModel.run(model, id),
+    renameConversation: (id, title) => statements.renameConversation.run(title, id).changes > 0,
+    setAutomaticTitle: (id, title) => statements.setAutomaticTitle.run(title, id).changes > 0,
     deleteConversation: (id) => statements.deleteConversation.run(id).changes > 0,
     addMessage: (conversationId, role, content, options = {}) =>
       addMessage(conversationId, role, content, options.status ?? 'complete', options.model ?? null),
@@ -218,6 +231,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       return rows.reverse().map(toMessage);
     },
     listMessagesFrom: (conversationId, fromId) => statements.listMessagesFrom.all(conversationId, fromId).map(toMessage),
+    listMessagesAfter: (conversationId, after, limit) => statements.listMessagesAfter.all(conversationId, after, limit).map(toMessage),
     search(query, limit) {
       const match = toSearchQuery(query);
       if (!match) return [];

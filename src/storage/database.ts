@@ -147,6 +147,10 @@ const migrations: string[] = [
   ALTER TABLE messages ADD COLUMN html TEXT;
   ALTER TABLE messages ADD COLUMN html_version INTEGER;
   `,
+  `
+  -- 1 once the person has named the chat: automatic titles never replace their words.
+  ALTER TABLE conversations ADD COLUMN title_set_by_person INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */
