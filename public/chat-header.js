@@ -1,0 +1,291 @@
+// The chat page's phone comforts: the title in the header (tap to rename), message times
+// (relative, exact on tap), "jump to latest", opening a search result at its message, and the
+// example prompts of an empty chat. chat.js keeps the socket and the input; this file only reads
+// its events. Text from messages is only ever read and wrapped as text nodes, never parsed as HTML.
+(() => {
+  'use strict';
+  const body = document.body;
+  const byId = (id) => document.getElementById(id);
+  const thread = () => byId('chat-thread');
+
+  // ---- Message times --------------------------------------------------------------------------
+  const clockFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+  const weekdayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short' });
+  const dayFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
+  const dayWithYearFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+  const exactFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
+  const dayMs = 86_400_000;
+  const startOfDay = (date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+
+  /** "just now", "2 min ago", "today 14:05", "yesterday 14:05", "Mon 14:05", "3 Nov 14:05", "3 Nov 2025" — in this browser's time zone. */
+  function relativeTime(date, now) {
+    const seconds = (now.getTime() - date.getTime()) / 1000;
+    if (seconds < 45) return 'just now';
+    if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
+    const days = Math.round((startOfDay(now) - startOfDay(date)) / dayMs);
+    const clock = clockFormat.format(date);
+    if (days === 0) return `today ${clock}`;
+    if (days === 1) return `yesterday ${clock}`;
+    if (days > 1 && days < 7) return `${weekdayFormat.format(date)} ${clock}`;
+    if (date.getFullYear() === now.getFullYear()) return `${dayFormat.format(date)} ${clock}`;
+    return dayWithYearFormat.format(date);
+  }
+
+  function showTime(button, now) {
+    const time = button.querySelector('time');
+    const date = new Date(time?.getAttribute('datetime') ?? '');
+    if (!time || Number.isNaN(date.getTime())) return;
+    const exact = exactFormat.format(date);
+    time.title = exact;
+    time.textContent = button.getAttribute('aria-pressed') === 'true' ? exact : relativeTime(date, now);
+  }
+
+  function refreshTimes(root = document) {
+    const now = new Date();
+    root.querySelectorAll('.chat-message-time').forEach((button) => showTime(button, now));
+  }
+
+  // ---- Jump to latest -------------------------------------------------------------------------
+  /** True while the page shows a window away from the newest end (opened at a search match). */
+  const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
+  const distanceFromBottom = (element) => element.scrollHeight - element.scrollTop - element.clientHeight;
+  let unseenMessages = false;
+
+  function updateJumpToLatest() {
+    const button = byId('jump-to-latest');
+    const element = thread();
+    if (!button || !element) return;
+    const atBottom = distanceFromBottom(element) < 80 && !isPartialWindow();
+    if (atBottom) unseenMessages = false;
+    const show = !atBottom && (body.classList.contains('is-streaming') || unseenMessages);
+    if (show) button.style.setProperty('--form-height', `${byId('chat-form')?.offsetHeight ?? 62}px`);
+    button.hidden = !show;
+  }
+
+  function jumpToLatest() {
+    const element = thread();
+    if (!element) return;
+    if (isPartialWindow()) {
+      // The newest messages are not on this page: open the chat at its end.
+      location.assign(`/c/${encodeURIComponent(byId('conversation-id')?.value ?? '')}`);
+      return;
+    }
+    unseenMessages = false;
+    element.scrollTop = element.scrollHeight;
+    updateJumpToLatest();
+    byId('chat-input')?.focus({ preventScroll: true });
+  }
+
+  // ---- A window opened at a search match --------------------------------------------------------
+  const wordPattern = /[\p{L}\p{N}_]+/gu;
+  const escapeForRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** Wraps each word that starts with a searched word (as the search matched it) in <mark>, as text nodes. */
+  function markWords(root, query) {
+    const words = (query.match(wordPattern) ?? []).slice(0, 12);
+    if (words.length === 0) return 0;
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.map(escapeForRegExp).join('|')})[\\p{L}\\p{N}_]*`, 'giu');
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    let marked = 0;
+    for (const node of nodes) {
+      const text = node.nodeValue ?? '';
+      pattern.lastIndex = 0;
+      const matches = [...text.matchAll(pattern)];
+      if (matches.length === 0) continue;
+      const pieces = document.createDocumentFragment();
+      let from = 0;
+      for (const match of matches) {
+        pieces.append(text.slice(from, match.index));
+        const mark = document.createElement('mark');
+        mark.className = 'search-mark';
+        mark.textContent = match[0];
+        pieces.append(mark);
+        from = match.index + match[0].length;
+        marked++;
+      }
+      pieces.append(text.slice(from));
+      node.replaceWith(pieces);
+    }
+    return marked;
+  }
+
+  function openAtHighlight() {
+    const element = thread();
+    const id = element?.dataset.highlight;
+    const message = id ? byId(`message-${id}`) : null;
+    if (!element || !message) return;
+    message.classList.add('chat-message-highlight');
+    const query = new URLSearchParams(location.search).get('q') ?? '';
+    const messageBody = message.querySelector('.chat-message-body');
+    if (query && messageBody) markWords(messageBody, query);
+    const target = message.querySelector('.search-mark') ?? message;
+    // Centre the first marked word (in a long message the match may be far down it).
+    element.scrollTop += target.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
+  }
+
+  // While the window is not at the newest end, live additions would land after a gap: hold them
+  // back and offer the jump instead. Sending from here posts the form and opens the chat's end.
+  document.addEventListener('htmx:ws:before:connection', (event) => {
+    if (isPartialWindow()) event.detail.connection.url += '&window=partial';
+  });
+  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+    const data = event.detail.message.data;
+    if (!isPartialWindow() || typeof data !== 'string' || !data.startsWith('{"target"')) return;
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const addsMessage = message.target === '#chat-thread' && /^\s*<article/.test(String(message.content ?? ''));
+    if (addsMessage || !document.querySelector(message.target)) {
+      event.detail.cancelled = true;
+      if (addsMessage) unseenMessages = true;
+      updateJumpToLatest();
+    }
+  });
+  document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
+    if (event.detail.cancelled || event.detail.message.values?.type !== 'send' || !isPartialWindow()) return;
+    event.detail.cancelled = true;
+    event.preventDefault();
+    byId('chat-form')?.submit();
+  });
+
+  // ---- The title and renaming -----------------------------------------------------------------
+  const titleForm = () => byId('chat-title-form');
+
+  function openRename() {
+    const form = titleForm();
+    const input = byId('chat-title-input');
+    if (!form || !input || !form.dataset.conversationId) return;
+    input.value = byId('chat-title-text')?.textContent ?? '';
+    byId('chat-title-error').hidden = true;
+    byId('chat-title').hidden = true;
+    form.hidden = false;
+    input.focus();
+    input.select();
+  }
+
+  function closeRename() {
+    const form = titleForm();
+    if (!form) return;
+    form.hidden = true;
+    byId('chat-title').hidden = false;
+    byId('chat-title-button')?.focus();
+  }
+
+  function showTitle(conversationId, title) {
+    byId('chat-title-text').textContent = title;
+    document.title = `${title} · Hearth`;
+    const item = byId(`history-item-${conversationId}`);
+    const itemTitle = item?.querySelector('.history-title');
+    if (itemTitle) itemTitle.textContent = title;
+    item?.querySelector('.history-delete')?.setAttribute('aria-label', `Delete “${title}”`);
+  }
+
+  async function saveTitle(form) {
+    const error = byId('chat-title-error');
+    const id = form.dataset.conversationId;
+    const title = byId('chat-title-input').value;
+    const save = byId('chat-title-save');
+    save.disabled = true;
+    try {
+      const response = await fetch(form.action, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-csrf-token': form.querySelector('input[name="_csrf"]')?.value ?? '',
+        },
+        body: JSON.stringify({ title }),
+      });
+      const answer = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(answer.error || answer.message || `The title was not saved (${response.status}).`);
+      showTitle(id, answer.title);
+      closeRename();
+    } catch (problem) {
+      error.textContent = problem instanceof TypeError ? 'The server could not be reached; the title was not saved.' : problem.message;
+      error.hidden = false;
+    } finally {
+      save.disabled = false;
+    }
+  }
+
+  // A new chat gets its id (and its title) from its first message: it can be renamed from then on.
+  function adoptNewConversation() {
+    const form = titleForm();
+    const id = byId('conversation-id')?.value;
+    if (!form || !id || form.dataset.conversationId) return;
+    const title = byId(`history-item-${id}`)?.querySelector('.history-title')?.textContent;
+    if (!title) return;
+    form.dataset.conversationId = id;
+    form.action = `/c/${id}/title`;
+    byId('chat-title-button').disabled = false;
+    showTitle(id, title);
+  }
+
+  // ---- Wiring ---------------------------------------------------------------------------------
+  document.addEventListener('click', (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    const time = target.closest('.chat-message-time');
+    if (time) {
+      time.setAttribute('aria-pressed', time.getAttribute('aria-pressed') === 'true' ? 'false' : 'true');
+      showTime(time, new Date());
+      return;
+    }
+    if (target.closest('#chat-title-button')) return openRename();
+    if (target.closest('#chat-title-cancel')) return closeRename();
+    if (target.closest('#jump-to-latest')) return jumpToLatest();
+    const example = target.closest('.chat-example');
+    if (example) {
+      const input = byId('chat-input');
+      if (!input) return;
+      input.value = example.dataset.prompt ?? '';
+      // chat.js grows the box on input.
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
+    }
+  });
+  document.addEventListener('submit', (event) => {
+    if (event.target !== titleForm()) return;
+    event.preventDefault();
+    void saveTitle(event.target);
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && event.target === byId('chat-title-input')) {
+      event.preventDefault();
+      closeRename();
+    }
+  });
+
+  document.addEventListener('htmx:ws:after:message:incoming', () => {
+    refreshTimes(thread() ?? document);
+    adoptNewConversation();
+    updateJumpToLatest();
+  });
+  document.addEventListener('DOMContentLoaded', () => {
+    refreshTimes();
+    // Pages loaded above or below get their times too (htmx's swap events fire on the detached loader).
+    const element = thread();
+    if (element) {
+      new MutationObserver((changes) => {
+        const now = new Date();
+        for (const change of changes) {
+          for (const node of change.addedNodes) {
+            if (node instanceof Element) node.querySelectorAll('.chat-message-time').forEach((button) => showTime(button, now));
+          }
+        }
+      }).observe(element, { childList: true });
+    }
+    openAtHighlight();
+    thread()?.addEventListener('scroll', updateJumpToLatest, { passive: true });
+    // Streaming starts and ends by a class on <body> (chat.js).
+    new MutationObserver(updateJumpToLatest).observe(body, { attributes: true, attributeFilter: ['class'] });
+    updateJumpToLatest();
+    setInterval(() => refreshTimes(), 60_000);
+  });
+})();

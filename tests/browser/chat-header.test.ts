@@ -1,0 +1,302 @@
+/**
+ * The chat on a phone (390x844, touch): the header's title and new-chat button, renaming, message
+ * times, "jump to latest", opening a search result at its message, example prompts and tool cards.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
+import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { lastAssistant, normalize, openChat, send, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { createTestRegistry } from '../support/test-tools.js';
+
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const shots = process.env.HEARTH_SCREENSHOTS;
+const phone = {
+  viewport: { width: 390, height: 844 },
+  isMobile: true,
+  hasTouch: true,
+  deviceScaleFactor: 2,
+  locale: 'en-GB',
+  // Not the server's zone: times must come out in the browser's.
+  timezoneId: 'Asia/Tokyo',
+};
+const tokyoOffsetMs = 9 * 3_600_000;
+
+const distanceFromBottom = () => {
+  const thread = document.getElementById('chat-thread')!;
+  return thread.scrollHeight - thread.scrollTop - thread.clientHeight;
+};
+
+async function isInViewport(page: Page, selector: string): Promise<boolean> {
+  const box = await page.locator(selector).boundingBox();
+  return Boolean(box && box.y >= 0 && box.y + Math.min(box.height, 40) <= 844 && box.x >= 0 && box.x + box.width <= 390);
+}
+
+test('phone header: the title, one-tap new chat, renaming; example prompts fill the input', async (t) => {
+  const { page, test: app } = await openChat(t, browser, { context: phone });
+
+  // An empty chat offers examples; a tap fills the input and sends nothing.
+  const examples = page.locator('#chat-empty .chat-example');
+  assert.ok((await examples.count()) >= 4);
+  assert.deepEqual(
+    (await examples.allInnerTexts()).slice(0, 4),
+    ["What's on my calendar this week?", 'Search my email for…', 'Remember that I…', 'What is 17% of 2,340?'],
+  );
+  if (shots) await page.screenshot({ path: `${shots}/header-empty-chat.png` });
+  await page.locator('.chat-example', { hasText: 'Remember that I' }).tap();
+  assert.equal(await page.locator('#chat-input').inputValue(), 'Remember that I ');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-input');
+  await page.locator('.chat-example', { hasText: '17%' }).tap();
+  assert.equal(await page.locator('#chat-input').inputValue(), 'What is 17% of 2,340?');
+  assert.equal(await page.locator('#chat-thread .chat-message').count(), 0, 'nothing was sent');
+  assert.equal(app.standin.requests.length, 0);
+
+  // The header: the menu, the chat's title (the page's one h1) and a new-chat button, all on screen.
+  assert.equal(await page.locator('h1').count(), 1);
+  assert.equal(normalize(await page.locator('h1#chat-title').innerText()), 'New chat');
+  for (const selector of ['#sidebar-open', '#chat-title', '#header-new-chat']) assert.ok(await isInViewport(page, selector), `${selector} is on screen`);
+  assert.equal(await page.locator('#header-new-chat').getAttribute('aria-label'), 'New chat');
+
+  app.standin.enqueue({ content: 'It is 397.8.' });
+  await send(page, 'What is 17% of 2,340? Please show the working in a long sentence that will not fit');
+  await waitForReplyEnd(page);
+  // The first message names the chat; a long title stays on one line, cut with an ellipsis.
+  await waitFor(page, () => !(document.getElementById('chat-title-button') as HTMLButtonElement).disabled);
+  const title = page.locator('#chat-title-text');
+  assert.match(await title.innerText(), /^What is 17% of 2,340\?/);
+  const fits = await title.evaluate((element) => ({ overflow: getComputedStyle(element).textOverflow, cut: element.scrollWidth > element.clientWidth, height: element.getBoundingClientRect().height }));
+  assert.equal(fits.overflow, 'ellipsis');
+  assert.ok(fits.cut, 'the long title is cut');
+  assert.ok(fits.height < 30, 'on one line');
+
+  // Rename: tap the title, type, Enter.
+  const conversationId = await page.locator('#conversation-id').inputValue();
+  await page.locator('#chat-title-button').tap();
+  const input = page.locator('#chat-title-input');
+  await input.waitFor({ state: 'visible' });
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-title-input');
+  await input.fill('  Budget   maths ');
+  await input.press('Enter');
+  await page.locator('#chat-title').waitFor({ state: 'visible' });
+  assert.equal(await title.innerText(), 'Budget maths');
+  assert.equal(await page.title(), 'Budget maths · Hearth');
+  assert.equal(await page.locator(`#history-item-${conversationId} .history-title`).innerText(), 'Budget maths');
+
+  // Escape cancels; an empty title is refused with a message and nothing changes.
+  await page.locator('#chat-title-button').tap();
+  await input.fill('Something else');
+  await input.press('Escape');
+  assert.ok(await page.locator('#chat-title-form').isHidden());
+  assert.equal(await title.innerText(), 'Budget maths');
+  await page.locator('#chat-title-button').tap();
+  await input.evaluate((element: HTMLInputElement) => {
+    element.required = false; // what an old browser would send
+    element.value = '   ';
+  });
+  await page.locator('#chat-title-save').tap();
+  await page.locator('#chat-title-error').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#chat-title-error').innerText(), 'The title cannot be empty.');
+  await page.locator('#chat-title-cancel').tap();
+
+  // The name is kept: after a reload, and in the list.
+  await page.reload();
+  await waitForSocket(page);
+  assert.equal(await page.locator('#chat-title-text').innerText(), 'Budget maths');
+  if (shots) await page.screenshot({ path: `${shots}/header-renamed.png` });
+
+  // The header's new chat opens an empty chat in one tap.
+  await Promise.all([page.waitForURL((url) => url.pathname === '/'), page.locator('#header-new-chat').tap()]);
+  assert.equal(await page.locator('#chat-thread .chat-message').count(), 0);
+  // The one error is the refused empty title, answered 400 on purpose.
+  assertNoPageErrors(page, [/400 \(Bad Request\).*\/title/]);
+});
+
+test('message times are relative, in the browser time zone, exact on tap, and refresh each minute', async (t) => {
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  const tokyoToday = new Date(Date.now() + tokyoOffsetMs);
+  // Yesterday at 14:05 in Tokyo.
+  const yesterday = Date.UTC(tokyoToday.getUTCFullYear(), tokyoToday.getUTCMonth(), tokyoToday.getUTCDate() - 1, 14, 5) - tokyoOffsetMs;
+  const twoMinutesAgo = Date.now() - 2 * 60_000 - 5_000;
+  let clock = yesterday;
+  const store = createConversationStore(app.database, () => clock);
+  const conversation = store.createConversation('Times', 'llama3.2:latest');
+  const old = store.addMessage(conversation.id, 'user', 'Sent yesterday');
+  clock = twoMinutesAgo;
+  const recent = store.addMessage(conversation.id, 'user', 'Sent a moment ago');
+
+  await page.clock.install({ time: Date.now() });
+  await page.goto(`${baseUrl}/c/${conversation.id}`);
+  const oldTime = page.locator(`#message-${old.id} .chat-message-time`);
+  const recentTime = page.locator(`#message-${recent.id} .chat-message-time`);
+  // No waitFor here: its polling would run on the installed (stopped) clock. The page has loaded and its scripts ran.
+  assert.equal(await oldTime.innerText(), 'yesterday 14:05');
+  assert.equal(await recentTime.innerText(), '2 min ago');
+  assert.equal(await oldTime.locator('time').getAttribute('datetime'), new Date(yesterday).toISOString());
+
+  // Tap: the exact date and time (also in the tooltip); tap again: relative.
+  await oldTime.tap();
+  const exact = await oldTime.innerText();
+  assert.match(exact, /14:05:00/);
+  assert.match(exact, new RegExp(String(new Date(yesterday + tokyoOffsetMs).getUTCFullYear())));
+  assert.equal(await oldTime.getAttribute('aria-pressed'), 'true');
+  assert.equal(await oldTime.locator('time').getAttribute('title'), exact);
+  await oldTime.tap();
+  assert.equal(await oldTime.innerText(), 'yesterday 14:05');
+
+  // A minute later the relative text moves on by itself.
+  await page.clock.runFor(60_000);
+  assert.equal(await recentTime.innerText(), '3 min ago');
+  assertNoPageErrors(page);
+});
+
+test('jump to latest shows only when scrolled up while a reply streams, and takes you down', async (t) => {
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(app.database);
+  const conversation = store.createConversation('A long chat', 'llama3.2:latest');
+  for (let index = 1; index <= 30; index++) {
+    const message = store.addMessage(conversation.id, index % 2 ? 'user' : 'assistant', `Message ${index}: ${'a few words to fill the screen '.repeat(6)}`);
+    if (index % 2 === 0) store.updateMessage(message.id, { html: `<p>Message ${index}: ${'a few words to fill the screen '.repeat(6)}</p>` });
+  }
+  await page.goto(`${baseUrl}/c/${conversation.id}`);
+  await waitForSocket(page);
+  const jump = page.locator('#jump-to-latest');
+
+  // Not streaming: scrolled up or not, no button.
+  await page.evaluate(() => { document.getElementById('chat-thread')!.scrollTop = 0; });
+  await waitFor(page, () => document.getElementById('chat-thread')!.scrollTop === 0);
+  assert.ok(await jump.isHidden());
+
+  // A reply that keeps streaming (the stand-in stalls after a few words).
+  app.standin.enqueue({ content: 'The beginning of a long answer that goes on and on', hangAfterChunks: 4 });
+  await send(page, 'Tell me a long story');
+  await waitFor(page, () => document.body.classList.contains('is-streaming'));
+  await waitFor(page, () => /beginning/.test(document.querySelector('.chat-message-streaming .chat-message-body')?.textContent ?? ''));
+  assert.ok((await page.evaluate(distanceFromBottom)) < 2, 'sending took the thread to its end');
+  assert.ok(await jump.isHidden(), 'at the bottom: no button');
+
+  // Scrolled up while it streams: the button appears above the input, on screen.
+  await page.evaluate(() => { document.getElementById('chat-thread')!.scrollTop = 0; });
+  await jump.waitFor({ state: 'visible' });
+  assert.ok(await isInViewport(page, '#jump-to-latest'));
+  const jumpBox = (await jump.boundingBox())!;
+  const formBox = (await page.locator('#chat-form').boundingBox())!;
+  assert.ok(jumpBox.y + jumpBox.height <= formBox.y, 'it floats above the input');
+  if (shots) await page.screenshot({ path: `${shots}/header-jump-to-latest.png` });
+
+  await jump.tap();
+  await jump.waitFor({ state: 'hidden' });
+  assert.ok((await page.evaluate(distanceFromBottom)) < 2, 'the tap took the thread to its end');
+  await page.locator('#chat-stop').tap();
+  assert.equal(await waitForReplyEnd(page), 'stopped');
+  // Done streaming: scrolling up shows no button.
+  await page.evaluate(() => { document.getElementById('chat-thread')!.scrollTop = 0; });
+  await waitFor(page, () => document.getElementById('chat-thread')!.scrollTop === 0);
+  assert.ok(await jump.isHidden());
+  assertNoPageErrors(page);
+});
+
+test('search opens a 300-message chat at the match, highlighted, with the words marked', async (t) => {
+  const { page, test: app } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(app.database);
+  const conversation = store.createConversation('Three hundred messages', 'llama3.2:latest');
+  const ids: number[] = [];
+  app.database.transaction(() => {
+    for (let index = 1; index <= 300; index++) {
+      const text = index === 60 ? 'We planned the trip: pack the Snorkelling gear and the snorkels, then <b>leave</b>.' : `Message ${index} about ordinary things.`;
+      const message = store.addMessage(conversation.id, index % 2 ? 'user' : 'assistant', text);
+      if (index % 2 === 0) store.updateMessage(message.id, { html: `<p>${text.replace(/</g, '&lt;')}</p>` });
+      ids.push(message.id);
+    }
+  })();
+  const target = ids[59]!;
+
+  await page.locator('#sidebar-open').tap();
+  await page.locator('#history-search').fill('snorkel');
+  const result = page.locator('#history-list .history-item .history-link').first();
+  await page.locator('.history-item .history-snippet mark').first().waitFor();
+  assert.match(await result.getAttribute('href') ?? '', new RegExp(`^/c/${conversation.id}\\?at=${target}&q=snorkel#message-${target}$`));
+  await Promise.all([page.waitForURL((url) => url.searchParams.get('at') === String(target)), result.tap()]);
+  await waitForSocket(page);
+
+  const message = page.locator(`#message-${target}`);
+  await message.waitFor({ state: 'visible' });
+  assert.ok(await message.evaluate((element) => element.classList.contains('chat-message-highlight')));
+  assert.equal(await message.evaluate((element) => getComputedStyle(element).animationName), 'message-highlight');
+  assert.deepEqual(await message.locator('mark.search-mark').allInnerTexts(), ['Snorkelling', 'snorkels']);
+  // Only text was wrapped: the message's own text (with its escaped tag) is unchanged.
+  assert.equal(normalize(await message.locator('.chat-message-body').innerText()), 'We planned the trip: pack the Snorkelling gear and the snorkels, then <b>leave</b>.');
+  assert.equal(await message.locator('.chat-message-body b').count(), 0);
+  const box = (await message.boundingBox())!;
+  assert.ok(box.y > 0 && box.y < 844, `the match is on screen (y ${box.y})`);
+
+  // A window, not the whole chat: nothing newer was poured in by the socket's catch-up.
+  const shownIds = () => [...document.querySelectorAll('#chat-thread article.chat-message')].map((element) => Number(element.id.slice(8)));
+  const shown = await page.evaluate(shownIds);
+  assert.equal(shown.length, 40);
+  assert.ok(!shown.includes(ids[299]!));
+  assert.equal(await page.locator('.load-earlier').count(), 1);
+  assert.equal(await page.locator('.load-later').count(), 1);
+  assert.ok(await page.locator('#jump-to-latest').isHidden());
+  if (shots) await page.screenshot({ path: `${shots}/header-search-match.png` });
+
+  // Scrolling to the end of the window loads the next page below, in order.
+  await page.evaluate(() => { const thread = document.getElementById('chat-thread')!; thread.scrollTop = thread.scrollHeight; });
+  await waitFor(page, () => document.querySelectorAll('#chat-thread article.chat-message').length === 80);
+  const more = await page.evaluate(shownIds);
+  assert.deepEqual(more, ids.slice(ids.indexOf(shown[0]!), ids.indexOf(shown[0]!) + 80));
+
+  // Sending from a window posts the form and opens the chat at its newest end, with the new message.
+  app.standin.enqueue({ content: 'Noted.' });
+  await page.locator('#chat-input').fill('One more thing');
+  await Promise.all([page.waitForURL((url) => url.pathname === `/c/${conversation.id}` && !url.search), page.locator('#chat-send').tap()]);
+  await waitForSocket(page);
+  await waitFor(page, () => /One more thing/.test(document.querySelector('#chat-thread')?.textContent ?? ''));
+  assert.equal(await page.locator('.load-later').count(), 0);
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.match(await lastAssistant(page).innerText(), /Noted\./);
+  assertNoPageErrors(page);
+});
+
+test('tool cards say what happened in words, with the details one tap away', async (t) => {
+  const { registry } = createTestRegistry();
+  const { page, test: app } = await openChat(t, browser, { context: phone, app: { dependencies: { registry } } });
+  app.standin.enqueue(
+    { content: 'Let me work it out. [TOOL:calculator]0.17 * 2340[/TOOL]' },
+    { content: 'Now the note. [TOOL:send_note]buy <b>milk</b>[/TOOL]' },
+    { content: 'Done.' },
+  );
+  await send(page, 'What is 17% of 2,340? Then send a note.');
+  const calculator = page.locator('.tool-call-card[data-tool="calculator"][data-status="done"]');
+  await calculator.waitFor();
+  assert.equal(await calculator.locator('.tool-call-summary').innerText(), 'Used the calculator');
+  const approval = page.locator('.tool-call-card[data-tool="send_note"][data-status="awaiting-approval"]');
+  await approval.waitFor();
+  assert.equal(await approval.locator('.tool-call-summary').innerText(), 'Wants to use send_note — allow?');
+  assert.equal(await approval.locator('.tool-call-params').innerText(), 'buy <b>milk</b>', 'what it would do is shown before asking, as text');
+  if (shots) await page.screenshot({ path: `${shots}/header-tool-cards.png` });
+  await approval.locator('button.tool-deny').tap();
+  const denied = page.locator('.tool-call-card[data-tool="send_note"][data-status="denied"]');
+  await denied.waitFor();
+  assert.equal(await denied.locator('.tool-call-summary').innerText(), 'Not run — you said no');
+  await waitForReplyEnd(page);
+
+  // The tool's name, input and result are behind Details, escaped.
+  const result = calculator.locator('.tool-call-result');
+  assert.ok(await result.isHidden());
+  await calculator.locator('.tool-call-details > summary').tap();
+  await result.waitFor({ state: 'visible' });
+  assert.match(await result.innerText(), /0\.17 \* 2340 = 397\.8/);
+  assert.equal(await calculator.locator('.tool-call-name code').innerText(), 'calculator');
+  await denied.locator('.tool-call-details > summary').tap();
+  assert.equal(await denied.locator('.tool-call-params').innerText(), 'buy <b>milk</b>');
+  assert.equal(await denied.locator('.tool-call-params b').count(), 0);
+  assertNoPageErrors(page);
+});
