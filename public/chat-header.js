@@ -132,7 +132,10 @@
   });
   document.addEventListener('htmx:ws:before:message:incoming', (event) => {
     const data = event.detail.message.data;
-    if (!isPartialWindow() || typeof data !== 'string' || !data.startsWith('{"target"')) return;
+    if (typeof data !== 'string' || !data.startsWith('{"target"')) return;
+    const partial = isPartialWindow();
+    // Only whole-element swaps are read here; streamed text (most frames) is passed by untouched.
+    if (!partial && !data.startsWith('{"target":"#chat-thread"')) return;
     let message;
     try {
       message = JSON.parse(data);
@@ -140,9 +143,11 @@
       return;
     }
     const addsMessage = message.target === '#chat-thread' && /^\s*<article/.test(String(message.content ?? ''));
-    if (addsMessage || !document.querySelector(message.target)) {
+    // A message from elsewhere (another device) while the person reads further up.
+    const element = thread();
+    if (addsMessage && element && distanceFromBottom(element) >= 80) unseenMessages = true;
+    if (partial && (addsMessage || !document.querySelector(message.target))) {
       event.detail.cancelled = true;
-      if (addsMessage) unseenMessages = true;
       updateJumpToLatest();
     }
   });
@@ -162,7 +167,8 @@
     if (!form || !input || !form.dataset.conversationId) return;
     input.value = byId('chat-title-text')?.textContent ?? '';
     byId('chat-title-error').hidden = true;
-    byId('chat-title').hidden = true;
+    // The heading stays (for screen readers, the page's one h1), only out of sight while the field is open.
+    byId('chat-title').classList.add('visually-hidden');
     form.hidden = false;
     input.focus();
     input.select();
@@ -172,7 +178,7 @@
     const form = titleForm();
     if (!form) return;
     form.hidden = true;
-    byId('chat-title').hidden = false;
+    byId('chat-title').classList.remove('visually-hidden');
     byId('chat-title-button')?.focus();
   }
 

@@ -4,10 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { lastAssistant, normalize, openChat, send, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { openChatSocket } from '../support/test-app.js';
 import { createTestRegistry } from '../support/test-tools.js';
 
 let browser: Browser;
@@ -34,6 +36,21 @@ const distanceFromBottom = () => {
   const thread = document.getElementById('chat-thread')!;
   return thread.scrollHeight - thread.scrollTop - thread.clientHeight;
 };
+
+async function violationsOf(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations.map((violation) => `${violation.id}: ${violation.help} — ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** Scrolls the thread to its top and waits until the page has handled the scroll event (chat.js stops following the end). */
+function scrollThreadToTop(page: Page): Promise<void> {
+  return page.evaluate(() => new Promise<void>((resolve) => {
+    const thread = document.getElementById('chat-thread')!;
+    if (thread.scrollTop === 0) return resolve();
+    thread.addEventListener('scroll', () => setTimeout(resolve, 0), { once: true });
+    thread.scrollTop = 0;
+  }));
+}
 
 async function isInViewport(page: Page, selector: string): Promise<boolean> {
   const box = await page.locator(selector).boundingBox();
@@ -85,7 +102,7 @@ test('phone header: the title, one-tap new chat, renaming; example prompts fill 
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-title-input');
   await input.fill('  Budget   maths ');
   await input.press('Enter');
-  await page.locator('#chat-title').waitFor({ state: 'visible' });
+  await page.locator('#chat-title-form').waitFor({ state: 'hidden' });
   assert.equal(await title.innerText(), 'Budget maths');
   assert.equal(await page.title(), 'Budget maths · Hearth');
   assert.equal(await page.locator(`#history-item-${conversationId} .history-title`).innerText(), 'Budget maths');
@@ -170,8 +187,7 @@ test('jump to latest shows only when scrolled up while a reply streams, and take
   const jump = page.locator('#jump-to-latest');
 
   // Not streaming: scrolled up or not, no button.
-  await page.evaluate(() => { document.getElementById('chat-thread')!.scrollTop = 0; });
-  await waitFor(page, () => document.getElementById('chat-thread')!.scrollTop === 0);
+  await scrollThreadToTop(page);
   assert.ok(await jump.isHidden());
 
   // A reply that keeps streaming (the stand-in stalls after a few words).
@@ -183,7 +199,7 @@ test('jump to latest shows only when scrolled up while a reply streams, and take
   assert.ok(await jump.isHidden(), 'at the bottom: no button');
 
   // Scrolled up while it streams: the button appears above the input, on screen.
-  await page.evaluate(() => { document.getElementById('chat-thread')!.scrollTop = 0; });
+  await scrollThreadToTop(page);
   await jump.waitFor({ state: 'visible' });
   assert.ok(await isInViewport(page, '#jump-to-latest'));
   const jumpBox = (await jump.boundingBox())!;
@@ -197,9 +213,22 @@ test('jump to latest shows only when scrolled up while a reply streams, and take
   await page.locator('#chat-stop').tap();
   assert.equal(await waitForReplyEnd(page), 'stopped');
   // Done streaming: scrolling up shows no button.
-  await page.evaluate(() => { document.getElementById('chat-thread')!.scrollTop = 0; });
-  await waitFor(page, () => document.getElementById('chat-thread')!.scrollTop === 0);
+  await scrollThreadToTop(page);
   assert.ok(await jump.isHidden());
+
+  // A message sent from another device while this one reads further up: the button offers it.
+  const cookies = (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+  const otherDevice = await openChatSocket(baseUrl, cookies, String(conversation.id));
+  t.after(() => otherDevice.close());
+  app.standin.enqueue({ status: 500, error: 'the model fell over' });
+  otherDevice.send({ type: 'send', message: 'Sent from my laptop', conversationId: String(conversation.id), model: '' });
+  await waitFor(page, () => /Sent from my laptop/.test(document.getElementById('chat-thread')?.textContent ?? ''));
+  await waitFor(page, () => !document.body.classList.contains('is-streaming'));
+  await jump.waitFor({ state: 'visible' });
+  assert.ok((await page.evaluate(distanceFromBottom)) > 80, 'the view did not move');
+  await jump.tap();
+  await jump.waitFor({ state: 'hidden' });
+  assert.ok((await page.evaluate(distanceFromBottom)) < 2);
   assertNoPageErrors(page);
 });
 
@@ -298,5 +327,23 @@ test('tool cards say what happened in words, with the details one tap away', asy
   await denied.locator('.tool-call-details > summary').tap();
   assert.equal(await denied.locator('.tool-call-params').innerText(), 'buy <b>milk</b>');
   assert.equal(await denied.locator('.tool-call-params b').count(), 0);
+  assertNoPageErrors(page);
+});
+
+test('axe finds nothing on the empty chat with examples, the rename field, and a chat opened at a search match', async (t) => {
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  assert.deepEqual(await violationsOf(page), [], 'empty chat with example prompts');
+  const store = createConversationStore(app.database);
+  const conversation = store.createConversation('A chat with a title long enough to be cut on a phone screen', 'llama3.2:latest');
+  const ids = Array.from({ length: 120 }, (_, index) => store.addMessage(conversation.id, 'user', index === 30 ? 'The kettle is descaled.' : `Message ${index}`).id);
+  await page.goto(`${baseUrl}/c/${conversation.id}?at=${ids[30]}&q=kettle#message-${ids[30]}`);
+  await waitForSocket(page);
+  await page.locator('mark.search-mark').waitFor();
+  assert.equal(await page.locator('.load-later').count(), 1);
+  assert.deepEqual(await violationsOf(page), [], 'a chat opened at a match');
+  await page.locator('#chat-title-button').tap();
+  await page.locator('#chat-title-input').waitFor({ state: 'visible' });
+  assert.deepEqual(await violationsOf(page), [], 'the rename field');
+  if (shots) await page.screenshot({ path: `${shots}/header-rename-field.png` });
   assertNoPageErrors(page);
 });
