@@ -247,10 +247,25 @@ test('search opens a 300-message chat at the match, highlighted, with the words 
   })();
   const target = ids[59]!;
 
+  // Another chat whose only match sits at the end of a long message of long words.
+  const other = store.createConversation('Geology notes', 'llama3.2:latest');
+  store.addMessage(other.id, 'user', `${'extraordinarily-hyphenated internationalization considerations '.repeat(40)}and zanzibarite at the very end`);
+
   await page.locator('#sidebar-open').tap();
+  await page.locator('#history-search').fill('zanzibarite');
+  const lateMark = page.locator('.history-item .history-snippet mark');
+  await lateMark.waitFor();
+  // The sidebar shows the match, not only the words before it.
+  const markBox = (await lateMark.boundingBox())!;
+  const snippetBox = (await page.locator('.history-item .history-snippet').boundingBox())!;
+  const sidebarBox = (await page.locator('#sidebar').boundingBox())!;
+  assert.ok(markBox.x + markBox.width <= Math.min(snippetBox.x + snippetBox.width, sidebarBox.x + sidebarBox.width) + 1, 'the match is not cut off on the right');
+  assert.ok(markBox.y + markBox.height <= snippetBox.y + snippetBox.height + 1, 'the match is within the shown lines');
+  if (shots) await page.screenshot({ path: `${shots}/header-search-snippet.png` });
+
   await page.locator('#history-search').fill('snorkel');
+  await page.locator('.history-item .history-snippet mark', { hasText: /snorkel/i }).first().waitFor();
   const result = page.locator('#history-list .history-item .history-link').first();
-  await page.locator('.history-item .history-snippet mark').first().waitFor();
   assert.match(await result.getAttribute('href') ?? '', new RegExp(`^/c/${conversation.id}\\?at=${target}&q=snorkel#message-${target}$`));
   await Promise.all([page.waitForURL((url) => url.searchParams.get('at') === String(target)), result.tap()]);
   await waitForSocket(page);
