@@ -233,7 +233,7 @@ test('jump to latest shows only when scrolled up while a reply streams, and take
 });
 
 test('search opens a 300-message chat at the match, highlighted, with the words marked', async (t) => {
-  const { page, test: app } = await openChat(t, browser, { context: phone });
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
   const store = createConversationStore(app.database);
   const conversation = store.createConversation('Three hundred messages', 'llama3.2:latest');
   const ids: number[] = [];
@@ -306,6 +306,24 @@ test('search opens a 300-message chat at the match, highlighted, with the words 
   assert.equal(await page.locator('.load-later').count(), 0);
   assert.equal(await waitForReplyEnd(page), 'complete');
   assert.match(await lastAssistant(page).innerText(), /Noted\./);
+
+  // Back at the match: a message from another device is not added after the gap; the button offers it.
+  await page.goto(`${baseUrl}/c/${conversation.id}?at=${target}&q=snorkel#message-${target}`);
+  await waitForSocket(page);
+  const before = await page.evaluate(shownIds);
+  const cookies = (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+  const otherDevice = await openChatSocket(baseUrl, cookies, String(conversation.id));
+  t.after(() => otherDevice.close());
+  app.standin.enqueue({ content: 'Answered on the laptop.' });
+  otherDevice.send({ type: 'send', message: 'Sent from my laptop', conversationId: String(conversation.id), model: '' });
+  const jump = page.locator('#jump-to-latest');
+  await jump.waitFor({ state: 'visible' });
+  await otherDevice.waitFor((message) => message.event === 'reply-finished');
+  assert.deepEqual(await page.evaluate(shownIds), before, 'nothing was added below the window');
+  await Promise.all([page.waitForURL((url) => url.pathname === `/c/${conversation.id}` && !url.search), jump.tap()]);
+  await waitForSocket(page);
+  assert.match(await lastAssistant(page).innerText(), /Answered on the laptop\./);
+  assert.match(await page.locator('#chat-thread .chat-message-user').last().innerText(), /Sent from my laptop/);
   assertNoPageErrors(page);
 });
 
