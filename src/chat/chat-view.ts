@@ -4,6 +4,7 @@ import { markdownRendererVersion } from '../markdown/markdown-renderer.js';
 import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
+import type { StoredAttachment } from '../storage/attachment-store.js';
 
 export interface MessageView {
   id: number;
@@ -17,7 +18,18 @@ export interface MessageView {
   hasContent: boolean;
   error: string | null;
   toolCalls: ToolCallView[];
+  /** Photos the person sent with the message. */
+  photos: PhotoView[];
 }
+
+export interface PhotoView {
+  id: number;
+  url: string;
+  width: number;
+  height: number;
+}
+
+export const toPhotoView = (photo: StoredAttachment): PhotoView => ({ id: photo.id, url: `/attachments/${photo.id}`, width: photo.width, height: photo.height });
 
 export interface ToolCallView {
   id: number;
@@ -95,7 +107,7 @@ function storedHtml(message: StoredMessage, content: string): string {
 /** Longest text rendered on the main thread (a few ms whatever its shape). */
 const directRenderLimit = 4096;
 
-export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = []): MessageView {
+export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = [], photos: StoredAttachment[] = []): MessageView {
   const content = live?.content ?? message.content;
   const thinking = live?.thinking ?? message.thinking;
   const streaming = message.status === 'streaming';
@@ -110,6 +122,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     hasContent: content.length > 0,
     error: message.error,
     toolCalls: toolCalls.map(toToolCallView),
+    photos: photos.map(toPhotoView),
   };
 }
 

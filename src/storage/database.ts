@@ -147,6 +147,24 @@ const migrations: string[] = [
   ALTER TABLE messages ADD COLUMN html TEXT;
   ALTER TABLE messages ADD COLUMN html_version INTEGER;
   `,
+  // Photos sent to vision models, kept with their conversation (deleting it deletes them). An
+  // upload waits with no message until it is sent; unsent ones are pruned after a while.
+  `
+  CREATE TABLE attachments (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER REFERENCES conversations (id) ON DELETE CASCADE,
+    message_id INTEGER REFERENCES messages (id) ON DELETE CASCADE,
+    mime TEXT NOT NULL CHECK (mime IN ('image/jpeg', 'image/png', 'image/webp')),
+    bytes BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX attachments_by_message ON attachments (message_id, id);
+  CREATE INDEX attachments_by_conversation ON attachments (conversation_id, id);
+  CREATE INDEX attachments_unsent ON attachments (created_at) WHERE message_id IS NULL;
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */

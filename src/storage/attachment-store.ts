@@ -1,0 +1,121 @@
+import type { SqliteDatabase } from './database.js';
+
+export type PhotoMime = 'image/jpeg' | 'image/png' | 'image/webp';
+
+/** A stored photo without its bytes (what pages, exports and checks need). */
+export interface StoredAttachment {
+  id: number;
+  conversationId: number | null;
+  /** null until the message it was attached to is sent. */
+  messageId: number | null;
+  mime: PhotoMime;
+  /** Size in bytes. */
+  size: number;
+  width: number;
+  height: number;
+  createdAt: number;
+}
+
+export interface NewAttachment {
+  mime: PhotoMime;
+  bytes: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface AttachmentStore {
+  add(photo: NewAttachment): StoredAttachment;
+  /** The photo with its bytes, for serving it. */
+  getWithBytes(id: number): (StoredAttachment & { bytes: Buffer }) | undefined;
+  /** Those of `ids` that exist and belong to no message yet. */
+  listUnsent(ids: number[]): StoredAttachment[];
+  /** Attaches unsent photos to a message; returns how many were linked. */
+  linkToMessage(ids: number[], conversationId: number, messageId: number): number;
+  /** Photos of these messages, by message id, in upload order. */
+  listForMessages(messageIds: number[]): Map<number, StoredAttachment[]>;
+  listForConversation(conversationId: number): StoredAttachment[];
+  /** The photos of a conversation as base64, by message id (what a vision model is sent). */
+  imagesForConversation(conversationId: number): Map<number, string[]>;
+  countUnsent(): number;
+  /** Deletes photos uploaded before `before` (ms) and never sent. */
+  pruneUnsent(before: number): number;
+}
+
+interface AttachmentRow {
+  id: number;
+  conversation_id: number | null;
+  message_id: number | null;
+  mime: PhotoMime;
+  size: number;
+  width: number;
+  height: number;
+  created_at: number;
+}
+
+const columns = 'id, conversation_id, message_id, mime, size, width, height, created_at';
+
+const toAttachment = (row: AttachmentRow): StoredAttachment => ({
+  id: row.id,
+  conversationId: row.conversation_id,
+  messageId: row.message_id,
+  mime: row.mime,
+  size: row.size,
+  width: row.width,
+  height: row.height,
+  createdAt: row.created_at,
+});
+
+export function createAttachmentStore(database: SqliteDatabase, now: () => number = Date.now): AttachmentStore {
+  // Lists of ids go in as one JSON array (json_each), so each statement is prepared once.
+  const statements = {
+    insert: database.prepare<[PhotoMime, Buffer, number, number, number, number], AttachmentRow>(
+      `INSERT INTO attachments (mime, bytes, size, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${columns}`,
+    ),
+    selectWithBytes: database.prepare<[number], AttachmentRow & { bytes: Buffer }>(`SELECT ${columns}, bytes FROM attachments WHERE id = ?`),
+    listUnsent: database.prepare<[string], AttachmentRow>(
+      `SELECT ${columns} FROM attachments WHERE message_id IS NULL AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    ),
+    link: database.prepare<[number, number, string]>(
+      'UPDATE attachments SET conversation_id = ?, message_id = ? WHERE message_id IS NULL AND id IN (SELECT value FROM json_each(?))',
+    ),
+    listForMessages: database.prepare<[string], AttachmentRow>(
+      `SELECT ${columns} FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`,
+    ),
+    listForConversation: database.prepare<[number], AttachmentRow>(`SELECT ${columns} FROM attachments WHERE conversation_id = ? ORDER BY id`),
+    bytesForConversation: database.prepare<[number], { message_id: number; bytes: Buffer }>(
+      'SELECT message_id, bytes FROM attachments WHERE conversation_id = ? AND message_id IS NOT NULL ORDER BY id',
+    ),
+    countUnsent: database.prepare<[], { count: number }>('SELECT count(*) AS count FROM attachments WHERE message_id IS NULL'),
+    pruneUnsent: database.prepare<[number]>('DELETE FROM attachments WHERE message_id IS NULL AND created_at < ?'),
+  };
+
+  return {
+    add: (photo) => toAttachment(statements.insert.get(photo.mime, photo.bytes, photo.bytes.length, photo.width, photo.height, now())!),
+    getWithBytes(id) {
+      const row = statements.selectWithBytes.get(id);
+      return row && { ...toAttachment(row), bytes: row.bytes };
+    },
+    listUnsent: (ids) => (ids.length === 0 ? [] : statements.listUnsent.all(JSON.stringify(ids)).map(toAttachment)),
+    linkToMessage: (ids, conversationId, messageId) =>
+      ids.length === 0 ? 0 : statements.link.run(conversationId, messageId, JSON.stringify(ids)).changes,
+    listForMessages(messageIds) {
+      const byMessage = new Map<number, StoredAttachment[]>();
+      if (messageIds.length === 0) return byMessage;
+      for (const row of statements.listForMessages.all(JSON.stringify(messageIds))) {
+        const attachment = toAttachment(row);
+        byMessage.set(row.message_id!, [...(byMessage.get(row.message_id!) ?? []), attachment]);
+      }
+      return byMessage;
+    },
+    listForConversation: (conversationId) => statements.listForConversation.all(conversationId).map(toAttachment),
+    imagesForConversation(conversationId) {
+      const byMessage = new Map<number, string[]>();
+      for (const row of statements.bytesForConversation.iterate(conversationId)) {
+        byMessage.set(row.message_id, [...(byMessage.get(row.message_id) ?? []), row.bytes.toString('base64')]);
+      }
+      return byMessage;
+    },
+    countUnsent: () => statements.countUnsent.get()!.count,
+    pruneUnsent: (before) => statements.pruneUnsent.run(before).changes,
+  };
+}
