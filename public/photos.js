@@ -83,22 +83,18 @@
   }
 
   async function decode(file) {
-    if (typeof createImageBitmap === 'function') {
-      try {
-        return await createImageBitmap(file, { imageOrientation: 'from-image' });
-      } catch {
-        // Some browsers decode only through <img> (or not this format at all): try that.
-      }
-    }
-    const url = URL.createObjectURL(file);
-    try {
-      const image = new Image();
-      image.src = url;
-      await image.decode();
-      return image;
-    } finally {
-      URL.revokeObjectURL(url);
-    }
+    if (typeof createImageBitmap === 'function') return createImageBitmap(file, { imageOrientation: 'from-image' });
+    // Older browsers: through <img>, from a data: URL (the page's policy refuses blob: images).
+    const url = await new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(file);
+    });
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    return image;
   }
 
   function draw(source, width, height) {
