@@ -64,9 +64,15 @@
     }
   }
 
+  function csrfToken() {
+    return form()?.querySelector('input[name="_csrf"]')?.value ?? '';
+  }
+
   function removePhoto(key) {
     const photo = photos.find((candidate) => candidate.key === key);
     if (!photo) return;
+    // Uploaded but not wanted: gone from the server now (else it is pruned after a day).
+    if (photo.id) void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
     photo.element.remove();
     photos = photos.filter((candidate) => candidate !== photo);
     if (photos.length === 0) sendWhenUploaded = false;
@@ -127,10 +133,9 @@
   }
 
   async function upload(blob) {
-    const token = form()?.querySelector('input[name="_csrf"]')?.value ?? '';
     const response = await fetch('/attachments', {
       method: 'POST',
-      headers: { 'content-type': blob.type || 'image/jpeg', 'x-csrf-token': token },
+      headers: { 'content-type': blob.type || 'image/jpeg', 'x-csrf-token': csrfToken() },
       body: blob,
       credentials: 'same-origin',
     });
@@ -172,7 +177,11 @@
       }
       element.querySelector('img').src = shrunk.thumbnail;
       photo.id = await upload(shrunk.blob);
-      if (!photos.includes(photo)) return;
+      if (!photos.includes(photo)) {
+        // Removed while it uploaded.
+        void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
+        return;
+      }
       photo.status = 'ready';
       element.classList.remove('is-uploading');
       syncTray();

@@ -56,6 +56,13 @@ test('a photo uploads, is stored with its size, and is served only to a logged-i
 
   const missing = await testApp.app.inject({ url: '/attachments/999', headers: { cookie: session.cookie } });
   assert.equal(missing.statusCode, 404);
+
+  // Removed from the tray before sending: deleted at once, with the CSRF token only.
+  const remove = (headers: Record<string, string>) => testApp.app.inject({ method: 'DELETE', url: uploaded.url, headers: { cookie: session.cookie, ...headers } });
+  assert.equal((await remove({})).statusCode, 403);
+  assert.equal((await remove({ 'x-csrf-token': session.token })).statusCode, 204);
+  assert.equal(countAttachments(testApp), 0);
+  assert.equal((await testApp.app.inject({ url: uploaded.url, headers: { cookie: session.cookie } })).statusCode, 404);
 });
 
 test('an upload without the CSRF token, or from another site, is refused and stores nothing', async (t) => {
@@ -151,6 +158,11 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
     json.messages[0].photos.map((photo: { id: number; mime: string }) => [photo.id, photo.mime]),
     [[first, 'image/jpeg'], [second, 'image/png']],
   );
+
+  // A sent photo belongs to its message: the tray's delete cannot remove it.
+  const sentDelete = await app.inject({ method: 'DELETE', url: `/attachments/${first}`, headers: { cookie: cookies, 'x-csrf-token': session.token } });
+  assert.equal(sentDelete.statusCode, 404);
+  assert.equal(countAttachments(harness), 2);
 
   // Deleting the conversation deletes its photos.
   const deleted = await app.inject({ method: 'DELETE', url: '/c/1', headers: { cookie: cookies, 'x-csrf-token': session.token } });

@@ -8,7 +8,7 @@ export const photoLimits = {
   maxPixels: 16_000_000,
   perMessage: 4,
   /** Uploaded but not sent yet, at once. */
-  maxUnsent: 32,
+  maxUnsent: 100,
   /** Unsent uploads are deleted after this long. */
   unsentLifetimeMs: 24 * 3_600_000,
 } as const;

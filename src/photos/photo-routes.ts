@@ -63,6 +63,13 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
       },
     );
 
+    // The tray's ✕: an unsent photo is deleted at once rather than waiting a day to be pruned.
+    scope.delete<{ Params: { id: string } }>('/attachments/:id', { preHandler: scope.csrfProtection }, async (request, reply) => {
+      const id = Number(request.params.id);
+      const deleted = Number.isSafeInteger(id) && id > 0 && attachments.deleteUnsent(id);
+      return reply.code(deleted ? 204 : 404).send();
+    });
+
     scope.get<{ Params: { id: string } }>('/attachments/:id', async (request, reply) => {
       const id = Number(request.params.id);
       const photo = Number.isSafeInteger(id) && id > 0 ? attachments.getWithBytes(id) : undefined;

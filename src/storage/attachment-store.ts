@@ -37,6 +37,8 @@ export interface AttachmentStore {
   /** The photos of a conversation as base64, by message id (what a vision model is sent). */
   imagesForConversation(conversationId: number): Map<number, string[]>;
   countUnsent(): number;
+  /** Deletes a photo that was uploaded but not sent (removed from the tray); a sent one stays with its message. */
+  deleteUnsent(id: number): boolean;
   /** Deletes photos uploaded before `before` (ms) and never sent. */
   pruneUnsent(before: number): number;
 }
@@ -87,6 +89,7 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
     ),
     countUnsent: database.prepare<[], { count: number }>('SELECT count(*) AS count FROM attachments WHERE message_id IS NULL'),
     pruneUnsent: database.prepare<[number]>('DELETE FROM attachments WHERE message_id IS NULL AND created_at < ?'),
+    deleteUnsent: database.prepare<[number]>('DELETE FROM attachments WHERE message_id IS NULL AND id = ?'),
   };
 
   return {
@@ -116,6 +119,7 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
       return byMessage;
     },
     countUnsent: () => statements.countUnsent.get()!.count,
+    deleteUnsent: (id) => statements.deleteUnsent.run(id).changes > 0,
     pruneUnsent: (before) => statements.pruneUnsent.run(before).changes,
   };
 }

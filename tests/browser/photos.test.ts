@@ -77,6 +77,9 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   assert.equal(await page.locator('.photo-tray-item').count(), 1);
   const attachedIds = await page.locator('#photo-ids').inputValue();
   assert.match(attachedIds, /^\d+$/);
+  const storedCount = () => (testApp.database.prepare('SELECT count(*) AS count FROM attachments').get() as { count: number }).count;
+  for (let tries = 0; storedCount() !== 1 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(storedCount(), 1, 'the removed photo was deleted on the server');
 
   // llama3.2 cannot see: said before sending, with the model that can; Send does nothing.
   const refusal = 'llama3.2 cannot see photos. Models here that can: llava';
@@ -108,6 +111,7 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   const stored = testApp.database.prepare('SELECT bytes, width, height FROM attachments WHERE id = ?').get(Number(attachedIds)) as { bytes: Buffer; width: number; height: number };
   assert.ok(stored.bytes.equals(sent));
   assert.ok(sent.length < fs.statSync(bigPhoto).size, `shrunk: ${sent.length} bytes from ${fs.statSync(bigPhoto).size}`);
+  t.diagnostic(`2400×1800 PNG of ${fs.statSync(bigPhoto).size} bytes sent as a 1600×1200 JPEG of ${sent.length} bytes`);
 
   // After a reload the thumbnail is still in the person's message, loaded through the session.
   await page.reload();
@@ -125,6 +129,18 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   assert.equal(new URL(opened!.url()).pathname, `/attachments/${attachedIds}`);
   assert.equal(await opened!.evaluate(() => document.contentType), 'image/jpeg');
   await opened!.close();
+
+  // A photo alone, with no words, is a message too.
+  await page.locator('#photo-input').setInputFiles(bigPhoto);
+  await waitFor(page, () => document.querySelectorAll('.photo-tray-item:not(.is-uploading)').length === 1);
+  assert.equal(await page.locator('#photo-error').isVisible(), false, 'llava is still picked: no warning');
+  standin.enqueue({ content: 'The same picture again.' });
+  await page.locator('#chat-send').tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message-assistant').length === 2);
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(await page.locator('#chat-thread .chat-message-user').last().locator('.message-photo img').count(), 1);
+  const photoOnly = (standin.requests[1]!.body.messages as Array<{ role: string; content: string; images?: string[] }>).at(-1)!;
+  assert.deepEqual([photoOnly.role, photoOnly.content, photoOnly.images?.length], ['user', '', 1]);
   assertNoPageErrors(page);
   void baseUrl;
 });
