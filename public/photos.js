@@ -37,8 +37,9 @@
   /** The picked model's refusal ("llama3.2 cannot see photos. Models here that can: …"), or '' when it can see. */
   function visionRefusal() {
     const option = modelSelect()?.selectedOptions[0];
-    if (!option || !option.value || option.hasAttribute('data-vision')) return '';
-    const wording = byId('photo-attach')?.getAttribute('data-photo-refusal') || '{model} cannot see photos.';
+    // No wording: the server could not say in time which models see; it decides at send.
+    const wording = byId('photo-attach')?.getAttribute('data-photo-refusal');
+    if (!wording || !option || !option.value || option.hasAttribute('data-vision')) return '';
     return wording.replace('{model}', shortModelName(option.value));
   }
 
@@ -237,7 +238,7 @@
     if (typeof data === 'string' && data.startsWith('{"event":"message-accepted"')) clearTray();
   });
 
-  // Photos can be attached by dropping or pasting them too, where a keyboard and mouse are.
+  // Photos can be pasted into the message box too, where there is a keyboard.
   document.addEventListener('paste', (event) => {
     if (event.target !== byId('chat-input')) return;
     const files = [...(event.clipboardData?.files ?? [])].filter((file) => file.type.startsWith('image/'));

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fitToContext, imageTokens } from '../src/llm/history.js';
+import { markVisionOptions, type VisionModels } from '../src/photos/vision-models.js';
 import { createAttachmentStore } from '../src/storage/attachment-store.js';
 import { defaultModels } from './support/ollama-standin.js';
 import { buildTestApp, csrfTokenFrom, startChatHarness, type TestApp } from './support/test-app.js';
@@ -251,4 +253,28 @@ test('photos uploaded and never sent are removed after a day', async (t) => {
   assert.equal(attachments.pruneUnsent(clock - 24 * 3_600_000), 1);
   assert.equal(attachments.getWithBytes(old.id), undefined);
   assert.ok(attachments.getWithBytes(fresh.id));
+});
+
+test('photos count against the context window: older turns with photos give way to the newest', () => {
+  const system = { role: 'system' as const, content: 'system prompt' };
+  const photo = smallJpeg.toString('base64');
+  const turns = Array.from({ length: 10 }, (_, index) => ({
+    role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: `turn ${index}`,
+    ...(index % 2 === 0 ? { images: [photo, photo] } : {}),
+  }));
+  const fitted = fitToContext(system, turns, 8192, 1024);
+  const images = fitted.reduce((sum, turn) => sum + (turn.images?.length ?? 0), 0);
+  assert.ok(images * imageTokens <= 8192 - 1024, `${images} photos fit`);
+  assert.ok(fitted.length < turns.length + 1, 'older turns were left out');
+  assert.deepEqual(fitted.at(-2)!.images, [photo, photo], 'the newest photos are kept');
+});
+
+test('a model server slow to describe its models does not hold the chat page; the server decides at send', async () => {
+  const never: VisionModels = { canSee: () => new Promise(() => {}), among: () => new Promise(() => {}), refusal: async () => '' };
+  const groups = [{ options: [{ value: 'llava:latest' as string, vision: undefined as boolean | undefined }] }];
+  const started = Date.now();
+  assert.equal(await markVisionOptions(groups, never, 50), '');
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(groups[0]!.options[0]!.vision, undefined);
 });

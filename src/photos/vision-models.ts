@@ -61,13 +61,23 @@ export const modelPlaceholder = '{model}';
 /**
  * Marks the picker's options that can see (`vision`), and returns the refusal for the others with
  * {model} in place of the model's name: the page says it before sending, in the server's words.
+ * A model server slow to describe its models must not hold the page: after `waitMs` the page gets
+ * no refusal (''), so it warns about nothing and the server decides at send.
  */
 export async function markVisionOptions(
   groups: Array<{ options: Array<{ value: string; vision?: boolean }> }>,
   visionModels: VisionModels,
+  waitMs = 3000,
 ): Promise<string> {
   const options = groups.flatMap((group) => group.options);
-  const seeing = await visionModels.among(options.map((option) => option.value));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const seeing = await Promise.race([
+    visionModels.among(options.map((option) => option.value)),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (!seeing) return '';
   for (const option of options) if (seeing.has(option.value)) option.vision = true;
   return visionRefusalText(modelPlaceholder, options.filter((option) => option.vision).map((option) => option.value));
 }
