@@ -14,6 +14,7 @@ import type { Browser } from 'playwright-core';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { openChat, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { defaultModels } from '../support/ollama-standin.js';
+import { solidPng } from '../support/test-photos.js';
 
 let browser: Browser;
 before(async () => {
@@ -143,4 +144,45 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   assert.deepEqual([photoOnly.role, photoOnly.content, photoOnly.images?.length], ['user', '', 1]);
   assertNoPageErrors(page);
   void baseUrl;
+});
+
+test('more than four photos are cut to four with a message, and Send during uploads waits for them', async (t) => {
+  const { test: testApp, page } = await openChat(t, browser, {
+    app: { standin: { models: [{ name: 'llava:latest', capabilities: ['completion', 'vision'] }] } },
+    context: phone,
+  });
+  const { standin } = testApp;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-photos-'));
+  t.after(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const files = Array.from({ length: 5 }, (_, index) => {
+    const file = path.join(folder, `small-${index}.png`);
+    fs.writeFileSync(file, solidPng(40, 30, { rgb: [index * 50, 100, 200] }));
+    return file;
+  });
+
+  // Uploads are held until the test lets them go, so "Send while uploading" is not a race.
+  const held: Array<() => Promise<void>> = [];
+  await page.route('**/attachments', (route) => {
+    held.push(() => route.continue());
+  });
+  await page.locator('#photo-input').setInputFiles(files);
+  assert.equal(await page.locator('.photo-tray-item').count(), 4);
+  assert.equal(await page.locator('#photo-error').innerText(), 'At most 4 photos can go with one message; 1 left out.');
+  await waitFor(page, () => document.querySelectorAll('.photo-tray-item.is-uploading').length === 4);
+
+  await page.locator('#chat-input').fill('Four colours');
+  await page.locator('#chat-send').tap();
+  while (held.length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(await page.locator('#chat-thread .chat-message').count(), 0, 'not sent while the photos upload');
+  for (const release of held) await release();
+  await page.unroute('**/attachments');
+
+  // Sent by itself once the last upload finished.
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message-assistant').length === 1);
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(await page.locator('#chat-thread .chat-message-user .message-photo').count(), 4);
+  const lastTurn = (standin.requests[0]!.body.messages as Array<{ content: string; images?: string[] }>).at(-1)!;
+  assert.equal(lastTurn.content, 'Four colours');
+  assert.equal(lastTurn.images?.length, 4);
+  assertNoPageErrors(page);
 });
