@@ -6,7 +6,9 @@
   'use strict';
   const maxLongSide = 1600;
   const jpegQuality = 0.85;
-  const thumbnailSide = 160;
+  // The tray's preview (a data: URL) and the thread's thumbnail (uploaded, sharp at 3x on a phone).
+  const previewSide = 160;
+  const thumbnailSide = 480;
   const perMessage = 4;
 
   const byId = (id) => document.getElementById(id);
@@ -125,12 +127,16 @@
     if (!width || !height) throw new Error('no size');
     const scale = Math.min(1, maxLongSide / Math.max(width, height));
     const canvas = draw(source, Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)));
-    const thumbScale = Math.min(1, thumbnailSide / Math.max(width, height));
+    const scaled = (side) => {
+      const factor = Math.min(1, side / Math.max(width, height));
+      return draw(canvas, Math.max(1, Math.round(width * factor)), Math.max(1, Math.round(height * factor)));
+    };
     // A data: URL, which the page's Content-Security-Policy allows for images (blob: is not).
-    const thumbnail = draw(canvas, Math.max(1, Math.round(width * thumbScale)), Math.max(1, Math.round(height * thumbScale))).toDataURL('image/jpeg', 0.7);
+    const preview = scaled(previewSide).toDataURL('image/jpeg', 0.7);
     source.close?.();
-    const blob = await new Promise((resolve, reject) => canvas.toBlob((result) => (result ? resolve(result) : reject(new Error('no JPEG'))), 'image/jpeg', jpegQuality));
-    return { blob, thumbnail };
+    const jpeg = (target, quality) =>
+      new Promise((resolve, reject) => target.toBlob((result) => (result ? resolve(result) : reject(new Error('no JPEG'))), 'image/jpeg', quality));
+    return { blob: await jpeg(canvas, jpegQuality), thumbnail: await jpeg(scaled(thumbnailSide), 0.8), preview };
   }
 
   async function upload(blob) {
@@ -144,6 +150,16 @@
     if (response.status === 401) throw new Error('You were logged out. Log in again, then attach the photo.');
     if (!response.ok || !answer.id) throw new Error(answer.error || `The photo could not be uploaded (${response.status}). Try again.`);
     return answer.id;
+  }
+
+  /** The thread shows this small version; without it (a failed upload) it shows the photo itself. */
+  async function uploadThumbnail(id, blob) {
+    await fetch(`/attachments/${id}/thumbnail`, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/jpeg', 'x-csrf-token': csrfToken() },
+      body: blob,
+      credentials: 'same-origin',
+    }).catch(() => {});
   }
 
   function trayItem(key) {
@@ -176,8 +192,9 @@
       } catch {
         throw new Error(`${name} is not a photo this browser can open. Attach a JPEG, PNG or WebP image.`);
       }
-      element.querySelector('img').src = shrunk.thumbnail;
+      element.querySelector('img').src = shrunk.preview;
       photo.id = await upload(shrunk.blob);
+      await uploadThumbnail(photo.id, shrunk.thumbnail);
       if (!photos.includes(photo)) {
         // Removed while it uploaded.
         void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});

@@ -127,6 +127,14 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
   const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
   const first = (await upload(harness, session, smallJpeg)).json().id as number;
   const second = (await upload(harness, session, solidPng(30, 20), 'image/png')).json().id as number;
+  const putThumbnail = (id: number, body: Buffer) =>
+    app.inject({ method: 'PUT', url: `/attachments/${id}/thumbnail`, headers: { cookie: cookies, 'x-csrf-token': session.token, 'content-type': 'image/jpeg' }, payload: body });
+  assert.equal((await putThumbnail(first, smallJpeg)).statusCode, 204);
+  // A thumbnail is a small JPEG.
+  const pngThumbnail = await putThumbnail(second, solidPng(30, 20));
+  assert.deepEqual([pngThumbnail.statusCode, pngThumbnail.json().error], [415, 'A thumbnail must be a JPEG.']);
+  const bigThumbnail = await putThumbnail(second, Buffer.concat([smallJpeg, Buffer.alloc(300 * 1024)]));
+  assert.deepEqual([bigThumbnail.statusCode, bigThumbnail.json().error], [413, 'That file is over 200 KB, the limit.']);
 
   standin.enqueue({ content: 'A gradient and a blue square.' });
   socket.send({ type: 'send', message: 'What are these?', conversationId: '', model: 'llava:latest', attachments: `${first},${second}` });
@@ -140,7 +148,7 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
   });
   // The live thread showed them in the person's message.
   const added = socket.messages.find((message) => message.target === '#chat-thread' && String(message.content).includes('chat-message-user'));
-  assert.match(String(added?.content), new RegExp(`<img src="/attachments/${first}"[^>]*width="12" height="8"`));
+  assert.match(String(added?.content), new RegExp(`<img src="/attachments/${first}/thumbnail"[^>]*width="12" height="8"`));
 
   // A later turn still carries them with the turn they were sent in.
   standin.enqueue({ content: 'Red to blue.' });
@@ -150,9 +158,17 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
   assert.equal(later.find((message) => message.content === 'What are these?')?.images?.length, 2);
   assert.equal(later.at(-1)!.images, undefined);
 
-  // A reload shows them; the exports name them.
+  // A reload shows them (the thumbnail the browser made, or the photo when there is none); the exports name them.
   const reloaded = await app.inject({ url: '/c/1', headers: { cookie: cookies } });
   assert.match(reloaded.body, new RegExp(`<a class="message-photo" href="/attachments/${second}"`));
+  assert.match(reloaded.body, new RegExp(`<img src="/attachments/${first}/thumbnail"`));
+  assert.match(reloaded.body, new RegExp(`<img src="/attachments/${second}"`));
+  const thumbnail = await app.inject({ url: `/attachments/${first}/thumbnail`, headers: { cookie: cookies } });
+  assert.equal(thumbnail.headers['content-type'], 'image/jpeg');
+  assert.ok(thumbnail.rawPayload.equals(smallJpeg));
+  // A sent photo's thumbnail cannot be changed.
+  const late = await app.inject({ method: 'PUT', url: `/attachments/${first}/thumbnail`, headers: { cookie: cookies, 'x-csrf-token': session.token, 'content-type': 'image/jpeg' }, payload: smallJpeg });
+  assert.equal(late.statusCode, 404);
   const markdown = await app.inject({ url: '/c/1/export.md', headers: { cookie: cookies } });
   assert.match(markdown.body, new RegExp(`_Photo: photo-${first}\\.jpeg, 12×8 px, 1 KB \\(/attachments/${first}\\)_`));
   const json = (await app.inject({ url: '/c/1/export.json', headers: { cookie: cookies } })).json();

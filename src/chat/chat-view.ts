@@ -25,11 +25,19 @@ export interface MessageView {
 export interface PhotoView {
   id: number;
   url: string;
+  /** The small version for the thread (the photo itself when the browser sent none). */
+  thumbnailUrl: string;
   width: number;
   height: number;
 }
 
-export const toPhotoView = (photo: StoredAttachment): PhotoView => ({ id: photo.id, url: `/attachments/${photo.id}`, width: photo.width, height: photo.height });
+export const toPhotoView = (photo: StoredAttachment): PhotoView => ({
+  id: photo.id,
+  url: `/attachments/${photo.id}`,
+  thumbnailUrl: photo.hasThumbnail ? `/attachments/${photo.id}/thumbnail` : `/attachments/${photo.id}`,
+  width: photo.width,
+  height: photo.height,
+});
 
 export interface ToolCallView {
   id: number;

@@ -11,6 +11,9 @@ export const photoLimits = {
   maxUnsent: 100,
   /** Unsent uploads are deleted after this long. */
   unsentLifetimeMs: 24 * 3_600_000,
+  /** The small JPEG shown in the thread (the browser makes it 480 px). */
+  thumbnailMaxBytes: 200 * 1024,
+  thumbnailMaxLongSide: 640,
 } as const;
 
 /** A photo that cannot be used; the text says what to do instead. */
@@ -63,6 +66,18 @@ export function checkPhoto(bytes: Buffer): { mime: PhotoMime; width: number; hei
     );
   }
   return { mime, width, height };
+}
+
+/** The thread's small version of a photo: a JPEG, small in bytes and pixels. */
+export function checkThumbnail(bytes: Buffer): void {
+  if (bytes.length > photoLimits.thumbnailMaxBytes) {
+    throw new PhotoError(`That thumbnail is ${Math.round(bytes.length / 1024)} KB; the limit is ${photoLimits.thumbnailMaxBytes / 1024} KB.`, 413);
+  }
+  if (detectPhotoType(bytes) !== 'image/jpeg') throw new PhotoError('A thumbnail must be a JPEG.', 415);
+  const { width, height } = checkPhoto(bytes);
+  if (Math.max(width, height) > photoLimits.thumbnailMaxLongSide) {
+    throw new PhotoError(`That thumbnail is ${width}×${height} px; the limit is ${photoLimits.thumbnailMaxLongSide} px on its long side.`, 413);
+  }
 }
 
 /**

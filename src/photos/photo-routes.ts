@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AttachmentStore } from '../storage/attachment-store.js';
-import { checkPhoto, PhotoError, photoLimits } from './photo-checks.js';
+import { checkPhoto, checkThumbnail, PhotoError, photoLimits } from './photo-checks.js';
 
 export interface PhotoRoutesDependencies {
   attachments: AttachmentStore;
@@ -27,7 +27,9 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof PhotoError) return reply.code(error.statusCode).send({ error: error.message });
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return reply.code(413).send({ error: `That photo is over ${photoLimits.maxBytes / 1024 / 1024} MB, the limit.` });
+        const limit = request.routeOptions.bodyLimit ?? photoLimits.maxBytes;
+        const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MB` : `${limit / 1024} KB`;
+        return reply.code(413).send({ error: `That file is over ${size}, the limit.` });
       }
       if (error.code?.startsWith('FST_CSRF')) {
         return reply.code(403).send({ error: 'This page has expired. Reload it and attach the photo again.' });
@@ -62,6 +64,30 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
         return reply.code(201).send({ id: stored.id, url: `/attachments/${stored.id}`, width: stored.width, height: stored.height, size: stored.size });
       },
     );
+
+    // The browser's small version for the thread, before the photo is sent; a sent photo stays as it is.
+    scope.put<{ Params: { id: string } }>(
+      '/attachments/:id/thumbnail',
+      { bodyLimit: photoLimits.thumbnailMaxBytes, onRequest: scope.csrfProtection },
+      async (request, reply) => {
+        if (!Buffer.isBuffer(request.body)) throw new PhotoError('No thumbnail came with the request.', 400);
+        checkThumbnail(request.body);
+        const id = Number(request.params.id);
+        const saved = Number.isSafeInteger(id) && id > 0 && attachments.setThumbnail(id, request.body);
+        return reply.code(saved ? 204 : 404).send();
+      },
+    );
+
+    scope.get<{ Params: { id: string } }>('/attachments/:id/thumbnail', async (request, reply) => {
+      const id = Number(request.params.id);
+      const thumbnail = Number.isSafeInteger(id) && id > 0 ? attachments.getThumbnail(id) : undefined;
+      if (!thumbnail) return reply.code(404).type('text/plain').send('That photo does not exist (it may have been deleted).');
+      return reply
+        .header('Cache-Control', photoCacheControl)
+        .header('X-Content-Type-Options', 'nosniff')
+        .type(thumbnail.mime)
+        .send(thumbnail.bytes);
+    });
 
     // The tray's ✕: an unsent photo is deleted at once rather than waiting a day to be pruned.
     scope.delete<{ Params: { id: string } }>('/attachments/:id', { preHandler: scope.csrfProtection }, async (request, reply) => {

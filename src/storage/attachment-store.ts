@@ -13,6 +13,8 @@ export interface StoredAttachment {
   size: number;
   width: number;
   height: number;
+  /** The browser sent a small version for the thread. */
+  hasThumbnail: boolean;
   createdAt: number;
 }
 
@@ -27,6 +29,10 @@ export interface AttachmentStore {
   add(photo: NewAttachment): StoredAttachment;
   /** The photo with its bytes, for serving it. */
   getWithBytes(id: number): (StoredAttachment & { bytes: Buffer }) | undefined;
+  /** The small version when there is one, else the photo itself. */
+  getThumbnail(id: number): { mime: PhotoMime; bytes: Buffer } | undefined;
+  /** Gives an unsent photo its small version; false when the photo is sent or gone. */
+  setThumbnail(id: number, thumbnail: Buffer): boolean;
   /** Those of `ids` that exist and belong to no message yet. */
   listUnsent(ids: number[]): StoredAttachment[];
   /** Attaches unsent photos to a message; returns how many were linked. */
@@ -51,10 +57,11 @@ interface AttachmentRow {
   size: number;
   width: number;
   height: number;
+  has_thumbnail: number;
   created_at: number;
 }
 
-const columns = 'id, conversation_id, message_id, mime, size, width, height, created_at';
+const columns = 'id, conversation_id, message_id, mime, size, width, height, thumbnail IS NOT NULL AS has_thumbnail, created_at';
 
 const toAttachment = (row: AttachmentRow): StoredAttachment => ({
   id: row.id,
@@ -64,6 +71,7 @@ const toAttachment = (row: AttachmentRow): StoredAttachment => ({
   size: row.size,
   width: row.width,
   height: row.height,
+  hasThumbnail: row.has_thumbnail === 1,
   createdAt: row.created_at,
 });
 
@@ -74,6 +82,11 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
       `INSERT INTO attachments (mime, bytes, size, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${columns}`,
     ),
     selectWithBytes: database.prepare<[number], AttachmentRow & { bytes: Buffer }>(`SELECT ${columns}, bytes FROM attachments WHERE id = ?`),
+    selectThumbnail: database.prepare<[number], { mime: PhotoMime; thumbnail: Buffer | null; bytes: Buffer | null }>(
+      // The photo's bytes are read only when it has no thumbnail.
+      'SELECT mime, thumbnail, CASE WHEN thumbnail IS NULL THEN bytes END AS bytes FROM attachments WHERE id = ?',
+    ),
+    setThumbnail: database.prepare<[Buffer, number]>('UPDATE attachments SET thumbnail = ? WHERE message_id IS NULL AND id = ?'),
     listUnsent: database.prepare<[string], AttachmentRow>(
       `SELECT ${columns} FROM attachments WHERE message_id IS NULL AND id IN (SELECT value FROM json_each(?)) ORDER BY id`,
     ),
@@ -98,6 +111,12 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
       const row = statements.selectWithBytes.get(id);
       return row && { ...toAttachment(row), bytes: row.bytes };
     },
+    getThumbnail(id) {
+      const row = statements.selectThumbnail.get(id);
+      if (!row) return undefined;
+      return row.thumbnail ? { mime: 'image/jpeg', bytes: row.thumbnail } : { mime: row.mime, bytes: row.bytes! };
+    },
+    setThumbnail: (id, thumbnail) => statements.setThumbnail.run(thumbnail, id).changes > 0,
     listUnsent: (ids) => (ids.length === 0 ? [] : statements.listUnsent.all(JSON.stringify(ids)).map(toAttachment)),
     linkToMessage: (ids, conversationId, messageId) =>
       ids.length === 0 ? 0 : statements.link.run(conversationId, messageId, JSON.stringify(ids)).changes,

@@ -159,6 +159,8 @@ const migrations: string[] = [
     size INTEGER NOT NULL,
     width INTEGER NOT NULL,
     height INTEGER NOT NULL,
+    -- A small JPEG the browser made with the photo, shown in the thread (the photo itself on tap).
+    thumbnail BLOB,
     created_at INTEGER NOT NULL
   );
   CREATE INDEX attachments_by_message ON attachments (message_id, id);

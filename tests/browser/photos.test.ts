@@ -119,7 +119,11 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   await waitForSocket(page);
   const thumbnail = page.locator('#chat-thread .chat-message-user .message-photo img');
   await thumbnail.waitFor({ state: 'visible' });
-  await waitFor(page, () => (document.querySelector('.message-photo img') as HTMLImageElement | null)?.naturalWidth === 1600);
+  // The thread shows the 480 px thumbnail the browser made; the whole photo is a tap away.
+  await waitFor(page, () => (document.querySelector('.message-photo img') as HTMLImageElement | null)?.naturalWidth === 480);
+  assert.equal(await thumbnail.getAttribute('src'), `/attachments/${attachedIds}/thumbnail`);
+  const thumbnailBytes = testApp.database.prepare('SELECT length(thumbnail) AS size FROM attachments WHERE id = ?').get(Number(attachedIds)) as { size: number };
+  t.diagnostic(`thumbnail in the thread: ${thumbnailBytes.size} bytes`);
   const box = (await thumbnail.boundingBox())!;
   assert.ok(box.width <= 220 && box.width > 50 && box.x + box.width <= 390, `a thumbnail on the screen: ${JSON.stringify(box)}`);
   await page.screenshot({ path: path.join(shots, 'photos-thread-390.png') });
