@@ -57,12 +57,15 @@
     element.hidden = photos.length === 0;
     idsField().value = photos.filter((photo) => photo.status === 'ready').map((photo) => photo.id).join(',');
     form()?.classList.toggle('has-photos', photos.length > 0);
+    // Send was pressed: it goes once the uploads are done (the button dims meanwhile).
+    form()?.classList.toggle('is-waiting-for-photos', sendWhenUploaded);
     photos.forEach((photo, index) => {
       photo.element.querySelector('img').alt = `Photo ${index + 1} to send`;
       photo.element.querySelector('.photo-remove').setAttribute('aria-label', `Remove photo ${index + 1}`);
     });
     if (sendWhenUploaded && photos.every((photo) => photo.status === 'ready')) {
       sendWhenUploaded = false;
+      form()?.classList.remove('is-waiting-for-photos');
       form()?.requestSubmit();
     }
   }
@@ -246,6 +249,7 @@
     if (!refusal && uploading) {
       sendWhenUploaded = true;
       showError('');
+      syncTray();
     }
   }, true);
 

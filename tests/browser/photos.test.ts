@@ -173,11 +173,14 @@ test('more than four photos are cut to four with a message, and Send during uplo
   assert.equal(await page.locator('.photo-tray-item').count(), 4);
   assert.equal(await page.locator('#photo-error').innerText(), 'At most 4 photos can go with one message; 1 left out.');
   await waitFor(page, () => document.querySelectorAll('.photo-tray-item.is-uploading').length === 4);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: path.join(shots, 'photos-tray-uploading-dark-390.png') });
 
   await page.locator('#chat-input').fill('Four colours');
   await page.locator('#chat-send').tap();
   while (held.length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(await page.locator('#chat-thread .chat-message').count(), 0, 'not sent while the photos upload');
+  assert.equal(await page.locator('#chat-form.is-waiting-for-photos').count(), 1, 'Send shows it is waiting');
   for (const release of held) await release();
   await page.unroute('**/attachments');
 
