@@ -68,7 +68,8 @@
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
     if (values.type === 'send') {
-      if (!String(values.message ?? '').trim() || body.classList.contains('is-sending')) {
+      // Photos alone (their ids from photos.js) are a message too.
+      if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) {
         event.detail.cancelled = true;
         event.preventDefault();
         return;
@@ -105,7 +106,7 @@
     document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
     document.addEventListener('submit', (event) => {
       if (event.target !== form()) return;
-      if (!String(input()?.value ?? '').trim()) {
+      if (!String(input()?.value ?? '').trim() && !document.getElementById('photo-ids')?.value) {
         event.preventDefault();
         event.stopImmediatePropagation();
         return;

@@ -37,6 +37,10 @@ import { registerMemoryRoutes } from './memory/memory-routes.js';
 import { createSystemPromptBuilder } from './prompt/system-prompt.js';
 import { registerToolsRoutes } from './tools-page/tools-routes.js';
 import { createConversationStore } from './storage/conversation-store.js';
+import { createAttachmentStore } from './storage/attachment-store.js';
+import { photoLimits } from './photos/photo-checks.js';
+import { registerPhotoRoutes } from './photos/photo-routes.js';
+import { createVisionModels } from './photos/vision-models.js';
 import { createSettingsStore } from './storage/settings-store.js';
 import { createToolCallStore } from './storage/tool-call-store.js';
 import { ApprovalDesk } from './tools-engine/approvals.js';
@@ -113,6 +117,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
 
   const store = createConversationStore(database);
   const toolCalls = createToolCallStore(database);
+  const attachments = createAttachmentStore(database);
+  const visionModels = createVisionModels(chatModel);
   const settings = createSettingsStore(database);
   const sessionStore = createSqliteSessionStore(database);
   const loginFailures = createLoginFailureStore(database, {
@@ -166,8 +172,9 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
     isKnownTool: (name) => registry.find(name) !== undefined,
     markdown,
+    attachments,
   });
-  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel });
+  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel, attachments, visionModels });
 
   toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
@@ -175,6 +182,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const prune = () => {
     sessionStore.prune();
     loginFailures.prune();
+    attachments.pruneUnsent(Date.now() - photoLimits.unsentLifetimeMs);
   };
   const pruneTimer = setInterval(prune, 600_000).unref();
   prune();
@@ -220,15 +228,16 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
-    registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
-    registerExportRoutes(authenticated, { store, toolCalls });
+    registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view, attachments, visionModels });
+    registerExportRoutes(authenticated, { store, toolCalls, attachments });
+    registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
     registerTitleRoutes(authenticated, { store });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets });
+      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets, attachments });
     });
   });
 

@@ -3,6 +3,8 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { ModelGroup } from '../llm/chat-model.js';
 import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import type { AttachmentStore } from '../storage/attachment-store.js';
+import { markVisionOptions, type VisionModels } from '../photos/vision-models.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView, type MessageView } from './chat-view.js';
@@ -16,6 +18,8 @@ export interface ChatRoutesDependencies {
   chatModel: ChatModel;
   chatService: ChatService;
   view: ChatView;
+  attachments: AttachmentStore;
+  visionModels: VisionModels;
 }
 
 const historyPageSize = 100;
@@ -25,7 +29,8 @@ export const messagePageSize = 40;
 interface ModelPickerGroup {
   backendId: string;
   label: string;
-  options: Array<{ value: string; label: string }>;
+  /** `vision`: the model can see photos (data-vision). */
+  options: Array<{ value: string; label: string; vision?: boolean }>;
   /** A short line for a disabled option, and the whole message for its tooltip. */
   problem?: string;
   problemDetail?: string;
@@ -51,11 +56,11 @@ function toPickerGroup(group: ModelGroup): ModelPickerGroup {
 }
 
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
-  const { store, toolCalls, hub, chatModel, chatService, view } = dependencies;
+  const { store, toolCalls, hub, chatModel, chatService, view, attachments, visionModels } = dependencies;
   const windows = createMessageWindows({ store, toolCalls, hub, pageSize: messagePageSize });
 
   /** The picker: one group per model server; a server that is down says so in its group. */
-  async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean }> {
+  async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean; photoRefusal: string }> {
     const groups = (await modelGroupsOf(chatModel)).map(toPickerGroup);
     const empty = groups.every((group) => group.options.length === 0);
     // Shown in the thread only when nothing at all can be picked; otherwise the group says it.
@@ -68,7 +73,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       if (group) group.options.unshift(option);
       else groups.push({ backendId: backendId ?? 'ollama', label: backendId ?? 'Ollama', options: [option] });
     }
-    return { groups, empty, ...(notice ? { notice } : {}) };
+    const photoRefusal = await markVisionOptions(groups, visionModels);
+    return { groups, empty, photoRefusal, ...(notice ? { notice } : {}) };
   }
 
   /**
@@ -81,11 +87,13 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     const hasEarlier = stored.length > messagePageSize;
     if (hasEarlier) stored.shift();
     const live = hub.active(conversationId);
+    const photos = attachments.listForMessages(stored.filter((message) => message.role === 'user').map((message) => message.id));
     const messages = stored.map((message) =>
       toMessageView(
         message,
         live?.messageId === message.id ? live : undefined,
         message.role === 'assistant' ? toolCalls.listForMessage(message.id) : undefined,
+        photos.get(message.id),
       ),
     );
     const earlierUrl = hasEarlier ? `/c/${conversationId}/messages?before=${stored[0]!.id}` : undefined;
@@ -114,6 +122,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       noModels: picker.empty,
       model,
       notice: picker.notice,
+      photoRefusal: picker.photoRefusal,
       streaming: Boolean(conversation && hub.active(conversation.id)),
       maxMessageChars: maxMessageCharacters,
       csrfToken: reply.generateCsrf(),

@@ -1,4 +1,7 @@
 import type { ChatModel } from '../llm/chat-model.js';
+import { photoLimits } from '../photos/photo-checks.js';
+import type { VisionModels } from '../photos/vision-models.js';
+import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';
 import type { ReplyHub } from './reply-hub.js';
@@ -15,6 +18,8 @@ export interface SendRequest {
   conversationId: number | undefined;
   text: string;
   model: string | undefined;
+  /** Photos uploaded for this message (POST /attachments), in order. */
+  attachmentIds?: number[];
 }
 
 export interface SendResult {
@@ -31,10 +36,25 @@ export interface ChatServiceDependencies {
   replyRunner: ReplyRunner;
   /** The model for a new chat when none is chosen (OLLAMA_MODEL). */
   configuredModel: string | undefined;
+  attachments: AttachmentStore;
+  visionModels: VisionModels;
 }
 
 export function createChatService(dependencies: ChatServiceDependencies) {
-  const { store, hub, chatModel, replyRunner } = dependencies;
+  const { store, hub, chatModel, replyRunner, attachments, visionModels } = dependencies;
+
+  /** The photos going with a message: all still unsent, not too many, and a model that can see them. */
+  async function checkPhotos(ids: number[], model: string): Promise<void> {
+    if (ids.length === 0) return;
+    if (ids.length > photoLimits.perMessage) {
+      throw new ChatInputError(`That is ${ids.length} photos; at most ${photoLimits.perMessage} can go with one message. Remove some.`);
+    }
+    if (attachments.listUnsent(ids).length !== ids.length) {
+      throw new ChatInputError('A photo is no longer here (unsent photos are removed after a day, or it was already sent). Remove it and attach it again.');
+    }
+    // Refused, not dropped: a photo the model cannot see would leave the person thinking it did.
+    if (!(await visionModels.canSee(model))) throw new ChatInputError(await visionModels.refusal(model));
+  }
 
   async function defaultModel(): Promise<string | undefined> {
     if (dependencies.configuredModel) return dependencies.configuredModel;
@@ -51,7 +71,9 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     /** Saves the person's message first, then starts the reply in the background. */
     async sendMessage(request: SendRequest, beforeReply?: (conversation: Conversation, created: boolean) => void): Promise<SendResult> {
       const text = request.text.trim();
-      if (text.length === 0) throw new ChatInputError('Type a message first.');
+      const photoIds = request.attachmentIds ?? [];
+      // Photos alone are a message too.
+      if (text.length === 0 && photoIds.length === 0) throw new ChatInputError('Type a message first.');
       if (text.length > maxMessageCharacters) {
         throw new ChatInputError(
           `That message is ${text.length.toLocaleString('en')} characters; the limit is ${maxMessageCharacters.toLocaleString('en')}. Shorten it or split it.`,
@@ -72,13 +94,15 @@ export function createChatService(dependencies: ChatServiceDependencies) {
             : `No model is available: Ollama at ${chatModel.host} has none installed or is not answering. Install one with: ollama pull llama3.2`,
         );
       }
+      await checkPhotos(photoIds, model);
       const created = !conversation;
-      if (!conversation) conversation = store.createConversation(titleFromMessage(text), model);
+      if (!conversation) conversation = store.createConversation(text ? titleFromMessage(text) : photoIds.length > 1 ? 'Photos' : 'Photo', model);
       else if (conversation.model !== model) {
         store.setConversationModel(conversation.id, model);
         conversation = { ...conversation, model };
       }
       const userMessage = store.addMessage(conversation.id, 'user', text);
+      attachments.linkToMessage(photoIds, conversation.id, userMessage.id);
       const assistantMessage = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model });
       // The caller subscribes to a new conversation here, before anything is published.
       beforeReply?.(conversation, created);

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import type { AttachmentStore } from '../storage/attachment-store.js';
+import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
@@ -23,6 +25,7 @@ export interface ChatSocketDependencies {
   hub: ReplyHub;
   view: ChatView;
   sessionSockets: SessionSockets;
+  attachments: Pick<AttachmentStore, 'listForMessages'>;
 }
 
 interface SendCommand {
@@ -30,6 +33,8 @@ interface SendCommand {
   message: string;
   conversationId?: string;
   model?: string;
+  /** Ids from POST /attachments, comma-separated (the form's hidden field). */
+  attachments?: unknown;
 }
 
 function parseConversationId(value: unknown): number | undefined {
@@ -40,7 +45,7 @@ function parseConversationId(value: unknown): number | undefined {
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, toolCalls, approvals, hub, view, sessionSockets } = dependencies;
+  const { chatService, store, toolCalls, approvals, hub, view, sessionSockets, attachments } = dependencies;
 
   app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
     const sender = createSocketSender(socket);
@@ -55,7 +60,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       const message = store.getMessage(messageId);
       if (!message) return undefined;
       const live = hub.active(message.conversationId);
-      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined, toolCalls.listForMessage(messageId)));
+      const photos = message.role === 'user' ? attachments.listForMessages([messageId]).get(messageId) : undefined;
+      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined, toolCalls.listForMessage(messageId), photos));
     };
 
     const renderToolCall = (toolCallId: number) => {
@@ -132,6 +138,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             conversationId: requestedId,
             text: typeof command.message === 'string' ? command.message : '',
             model: typeof command.model === 'string' && command.model ? command.model : undefined,
+            attachmentIds: parseAttachmentIds(command.attachments),
           },
           (conversation, created) => {
             if (conversation.id !== conversationId) follow(conversation.id);
@@ -143,7 +150,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
         );
       } catch (error) {
-        if (error instanceof ChatInputError) showError(error.message);
+        if (error instanceof ChatInputError || error instanceof PhotoError) showError(error.message);
         else {
           log.error({ err: error }, 'sending a message failed');
           showError('The message could not be saved. Nothing was sent; try again.');

@@ -5,6 +5,7 @@ import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
 import { describeToolCall } from './tool-call-words.js';
+import type { StoredAttachment } from '../storage/attachment-store.js';
 
 export interface MessageView {
   id: number;
@@ -20,7 +21,26 @@ export interface MessageView {
   toolCalls: ToolCallView[];
   /** When it was written (ms since 1970): the page shows it relative, in the browser's time zone. */
   createdAt: number;
+  /** Photos the person sent with the message. */
+  photos: PhotoView[];
 }
+
+export interface PhotoView {
+  id: number;
+  url: string;
+  /** The small version for the thread (the photo itself when the browser sent none). */
+  thumbnailUrl: string;
+  width: number;
+  height: number;
+}
+
+export const toPhotoView = (photo: StoredAttachment): PhotoView => ({
+  id: photo.id,
+  url: `/attachments/${photo.id}`,
+  thumbnailUrl: photo.hasThumbnail ? `/attachments/${photo.id}/thumbnail` : `/attachments/${photo.id}`,
+  width: photo.width,
+  height: photo.height,
+});
 
 export interface ToolCallView {
   id: number;
@@ -104,7 +124,7 @@ function storedHtml(message: StoredMessage, content: string): string {
 /** Longest text rendered on the main thread (a few ms whatever its shape). */
 const directRenderLimit = 4096;
 
-export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = []): MessageView {
+export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = [], photos: StoredAttachment[] = []): MessageView {
   const content = live?.content ?? message.content;
   const thinking = live?.thinking ?? message.thinking;
   const streaming = message.status === 'streaming';
@@ -120,6 +140,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     error: message.error,
     toolCalls: toolCalls.map(toToolCallView),
     createdAt: message.createdAt,
+    photos: photos.map(toPhotoView),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Conversation, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall } from '../storage/tool-call-store.js';
+import type { StoredAttachment } from '../storage/attachment-store.js';
 
 /*
  * A conversation as a file a person keeps: Markdown to read, JSON for other programs. Both carry
@@ -21,6 +22,8 @@ export interface ConversationExport {
     model: string | null;
     createdAt: string;
     toolCalls: Array<{ name: string; params: unknown; status: StoredToolCall['status']; result: string; durationMs: number | null; createdAt: string }>;
+    /** Photos sent with the message: named, not embedded (fetch them from `url` while logged in). */
+    photos: Array<{ id: number; name: string; url: string; mime: string; width: number; height: number; bytes: number }>;
   }>;
 }
 
@@ -35,9 +38,18 @@ function parsedParams(params: string): unknown {
   }
 }
 
-export function conversationExport(conversation: Conversation, messages: StoredMessage[], toolCalls: StoredToolCall[]): ConversationExport {
+export function conversationExport(
+  conversation: Conversation,
+  messages: StoredMessage[],
+  toolCalls: StoredToolCall[],
+  photos: StoredAttachment[] = [],
+): ConversationExport {
   const callsByMessage = new Map<number, StoredToolCall[]>();
   for (const call of toolCalls) callsByMessage.set(call.messageId, [...(callsByMessage.get(call.messageId) ?? []), call]);
+  const photosByMessage = new Map<number, StoredAttachment[]>();
+  for (const photo of photos) {
+    if (photo.messageId !== null) photosByMessage.set(photo.messageId, [...(photosByMessage.get(photo.messageId) ?? []), photo]);
+  }
   return {
     format: 'hearth-conversation',
     version: 1,
@@ -64,6 +76,15 @@ export function conversationExport(conversation: Conversation, messages: StoredM
         result: call.result,
         durationMs: call.durationMs,
         createdAt: isoTime(call.createdAt),
+      })),
+      photos: (photosByMessage.get(message.id) ?? []).map((photo) => ({
+        id: photo.id,
+        name: `photo-${photo.id}.${photo.mime.slice('image/'.length)}`,
+        url: `/attachments/${photo.id}`,
+        mime: photo.mime,
+        width: photo.width,
+        height: photo.height,
+        bytes: photo.size,
       })),
     })),
   };
@@ -100,6 +121,9 @@ export function conversationMarkdown(exported: ConversationExport): string {
       lines.push(`**Tool call: ${headingText(call.name)}** (${call.status}${call.durationMs === null ? '' : `, ${call.durationMs} ms`})`, '');
       lines.push(fenced(JSON.stringify(call.params, null, 2), 'json'), '');
       if (call.result) lines.push('Result:', '', fenced(call.result), '');
+    }
+    for (const photo of message.photos) {
+      lines.push(`_Photo: ${photo.name}, ${photo.width}×${photo.height} px, ${Math.max(1, Math.round(photo.bytes / 1024))} KB (${photo.url})_`, '');
     }
     lines.push(message.content);
     if (message.error) lines.push('', `> ${headingText(message.error)}`);

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
+import type { AttachmentStore } from '../storage/attachment-store.js';
 import { conversationExport, conversationMarkdown } from './conversation-export.js';
 
 export interface ExportRoutesDependencies {
   store: ConversationStore;
   toolCalls: ToolCallStore;
+  attachments: Pick<AttachmentStore, 'listForConversation'>;
 }
 
 /** A file name from the title: ASCII letters and digits only, so no header can be bent by it. */
@@ -21,7 +23,7 @@ function fileName(id: number, title: string, extension: string): string {
 
 /** GET /c/:id/export.md and /c/:id/export.json: the conversation as a download (register inside the logged-in scope). */
 export function registerExportRoutes(app: FastifyInstance, dependencies: ExportRoutesDependencies): void {
-  const { store, toolCalls } = dependencies;
+  const { store, toolCalls, attachments } = dependencies;
 
   function exportOf(idText: string, reply: FastifyReply) {
     const id = Number(idText);
@@ -30,7 +32,7 @@ export function registerExportRoutes(app: FastifyInstance, dependencies: ExportR
       void reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
       return undefined;
     }
-    return conversationExport(conversation, store.listMessages(id), toolCalls.listForConversation(id));
+    return conversationExport(conversation, store.listMessages(id), toolCalls.listForConversation(id), attachments.listForConversation(id));
   }
 
   const download = (reply: FastifyReply, name: string, type: string, body: string) =>

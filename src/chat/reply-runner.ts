@@ -4,6 +4,7 @@ import { fitToContext } from '../llm/history.js';
 import { LlmError } from '../llm/llm-error.js';
 import type { MarkdownRenderer } from '../markdown/markdown-renderer.js';
 import type { MemoryFile } from '../memory/memory-file.js';
+import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ToolCallScanner, type ScannedTag } from '../tools-engine/tool-call-scanner.js';
@@ -29,6 +30,8 @@ export interface ReplyRunnerDependencies {
   markdown: Pick<MarkdownRenderer, 'render' | 'version'>;
   /** How often a streaming reply is written to the database, so a crash keeps most of it. */
   saveIntervalMs?: number;
+  /** Photos the person sent, given to a model that can see as its `images`. */
+  attachments: Pick<AttachmentStore, 'imagesForConversation'>;
 }
 
 const replyReserveTokens = 1024;
@@ -37,8 +40,10 @@ const defaultContextTokens = 8192;
 /** Adds a turn, merged into the previous one when it has the same role: models want user and assistant to alternate. */
 function appendTurn(turns: ChatTurn[], turn: ChatTurn): void {
   const last = turns.at(-1);
-  if (last && last.role === turn.role) last.content += `\n\n${turn.content}`;
-  else turns.push({ ...turn });
+  if (last && last.role === turn.role) {
+    last.content += `\n\n${turn.content}`;
+    if (turn.images) last.images = [...(last.images ?? []), ...turn.images];
+  } else turns.push({ ...turn });
 }
 
 /**
@@ -56,8 +61,10 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
    * results of a reply that ended there (stopped, expired) go before the person's next message;
    * a memory update's own result is left out then, since the memory is in the system prompt.
    */
-  function historyFor(conversationId: number, exceptMessageId: number): ChatTurn[] {
+  function historyFor(conversationId: number, exceptMessageId: number, vision: boolean): ChatTurn[] {
     const callsByMessage = toolCalls.groupedByMessage(conversationId);
+    // The photos go with the person's turn they were sent in; a model that cannot see is told they were there.
+    const imagesByMessage = dependencies.attachments.imagesForConversation(conversationId);
     // Messages that say something: a round stopped before its first word leaves an empty one.
     const messages = store
       .listMessages(conversationId)
@@ -66,16 +73,19 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         text: message.raw ?? message.content,
         outcomes: (callsByMessage.get(message.id) ?? []).flatMap((call) => finishedOutcome(call) ?? []),
         id: message.id,
+        images: message.role === 'user' ? imagesByMessage.get(message.id) : undefined,
       }))
-      .filter((message) => message.id !== exceptMessageId && (message.text || message.outcomes.length > 0));
+      .filter((message) => message.id !== exceptMessageId && (message.text || message.outcomes.length > 0 || message.images));
     const turns: ChatTurn[] = [];
     let earlier: ToolOutcome[] = [];
-    messages.forEach(({ role, text, outcomes }, index) => {
+    messages.forEach(({ role, text, outcomes, images }, index) => {
       if (role === 'user' && earlier.length > 0) {
         text = `${formatToolResults(earlier, 'earlier')}\n${text}`;
         earlier = [];
       }
-      if (text) appendTurn(turns, { role, content: text });
+      if (images && vision) appendTurn(turns, { role, content: text, images });
+      else if (images) appendTurn(turns, { role, content: `${text}\n\n(${images.length === 1 ? 'A photo was' : `${images.length} photos were`} attached here; this model cannot see photos.)`.trim() });
+      else if (text) appendTurn(turns, { role, content: text });
       if (outcomes.length === 0) return;
       const next = messages[index + 1];
       if (next === undefined || next.role === 'assistant') appendTurn(turns, { role: 'user', content: formatToolResults(outcomes) });
@@ -101,10 +111,10 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /** Streams one round into the reply's current message; returns the tags the model wrote. */
   async function streamRound(setup: TurnSetup, images: ToolImage[]): Promise<ScannedTag[]> {
     const { conversation, reply, save } = setup;
-    const history = historyFor(conversation.id, reply.messageId);
+    const history = historyFor(conversation.id, reply.messageId, setup.vision);
     // Pictures a tool just returned go with its results, for a model that can see them.
     const last = history.at(-1);
-    if (setup.vision && images.length > 0 && last?.role === 'user') last.images = images.map((image) => image.data);
+    if (setup.vision && images.length > 0 && last?.role === 'user') last.images = [...(last.images ?? []), ...images.map((image) => image.data)];
     const messages = fitToContext(setup.system, history, setup.contextTokens, replyReserveTokens);
     const roundController = new AbortController();
     const scanner = new ToolCallScanner({ isKnownTool: dependencies.isKnownTool });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
 
 export interface SendRoutesDependencies {
@@ -9,6 +10,7 @@ interface SendForm {
   message?: string;
   conversationId?: string;
   model?: string;
+  attachments?: string | string[];
 }
 
 function parseConversationId(value: unknown): number | undefined {
@@ -32,14 +34,16 @@ export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoute
         conversationId,
         text: typeof body.message === 'string' ? body.message : '',
         model: typeof body.model === 'string' && body.model ? body.model : undefined,
+        attachmentIds: parseAttachmentIds(body.attachments),
       });
       return reply.redirect(`/c/${conversation.id}`, 303);
     } catch (error) {
-      if (!(error instanceof ChatInputError)) request.log.error({ err: error }, 'sending a message from the form failed');
-      const reason = error instanceof ChatInputError ? error.message : 'The message could not be saved. Nothing was sent; try again.';
+      const known = error instanceof ChatInputError || error instanceof PhotoError;
+      if (!known) request.log.error({ err: error }, 'sending a message from the form failed');
+      const reason = known ? error.message : 'The message could not be saved. Nothing was sent; try again.';
       // The text is shown back so it is never lost, with a way back to the chat.
       const back = conversationId === undefined ? '/' : `/c/${conversationId}`;
-      return reply.code(error instanceof ChatInputError ? 400 : 500).view('send-failed', {
+      return reply.code(known ? 400 : 500).view('send-failed', {
         title: 'Message not sent',
         message: reason,
         unsentText: typeof body.message === 'string' ? body.message : '',

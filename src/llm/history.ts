@@ -4,6 +4,14 @@ import type { ChatTurn } from './chat-model.js';
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5) + 4;
 
 /**
+ * What one photo costs a vision model, roughly: from 256 tokens (gemma3) to about 2,500 (qwen2.5vl
+ * at 1,600 px). Counted so a chat with photos still leaves room for the reply.
+ */
+export const imageTokens = 1000;
+
+const turnTokens = (turn: ChatTurn): number => estimateTokens(turn.content) + (turn.images?.length ?? 0) * imageTokens;
+
+/**
  * Keeps the system prompt and the newest turns that fit the context window, leaving room for
  * the reply. The newest turn is always kept, cut from the front if it alone is too long.
  */
@@ -12,10 +20,10 @@ export function fitToContext(system: ChatTurn, turns: ChatTurn[], contextTokens:
   const kept: ChatTurn[] = [];
   for (let index = turns.length - 1; index >= 0; index -= 1) {
     const turn = turns[index]!;
-    const cost = estimateTokens(turn.content);
+    const cost = turnTokens(turn);
     if (cost > budget) {
       if (kept.length === 0) {
-        const characters = Math.max(0, Math.floor((budget - 4) * 3.5));
+        const characters = Math.max(0, Math.floor((budget - 4 - (turn.images?.length ?? 0) * imageTokens) * 3.5));
         kept.unshift({ ...turn, content: turn.content.slice(-characters) });
       }
       break;

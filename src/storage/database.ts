@@ -151,6 +151,26 @@ const migrations: string[] = [
   -- 1 once the person has named the chat: automatic titles never replace their words.
   ALTER TABLE conversations ADD COLUMN title_set_by_person INTEGER NOT NULL DEFAULT 0;
   `,
+  // Photos sent to vision models, kept with their conversation (deleting it deletes them). An
+  // upload waits with no message until it is sent; unsent ones are pruned after a while.
+  `
+  CREATE TABLE attachments (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER REFERENCES conversations (id) ON DELETE CASCADE,
+    message_id INTEGER REFERENCES messages (id) ON DELETE CASCADE,
+    mime TEXT NOT NULL CHECK (mime IN ('image/jpeg', 'image/png', 'image/webp')),
+    bytes BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    -- A small JPEG the browser made with the photo, shown in the thread (the photo itself on tap).
+    thumbnail BLOB,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX attachments_by_message ON attachments (message_id, id);
+  CREATE INDEX attachments_by_conversation ON attachments (conversation_id, id);
+  CREATE INDEX attachments_unsent ON attachments (created_at) WHERE message_id IS NULL;
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */

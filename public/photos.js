@@ -1,0 +1,274 @@
+// Photos for vision models: pick from the camera or gallery, shrink in the browser (long side
+// 1,600 px, JPEG 0.85, which also drops the location data a camera writes), upload each one to
+// POST /attachments as it is picked, and send their ids with the message. The server checks
+// everything again; this file only saves the person a slow upload or a refusal after sending.
+(() => {
+  'use strict';
+  const maxLongSide = 1600;
+  const jpegQuality = 0.85;
+  // The tray's preview (a data: URL) and the thread's thumbnail (uploaded, sharp at 3x on a phone).
+  const previewSide = 160;
+  const thumbnailSide = 480;
+  const perMessage = 4;
+
+  const byId = (id) => document.getElementById(id);
+  const form = () => byId('chat-form');
+  const tray = () => byId('photo-tray');
+  const idsField = () => byId('photo-ids');
+  const errorLine = () => byId('photo-error');
+  const modelSelect = () => byId('model-select');
+
+  /** Photos in the tray, in order: { key, element, status: 'uploading' | 'ready', id } */
+  let photos = [];
+  let nextKey = 1;
+  let sendWhenUploaded = false;
+
+  function showError(text) {
+    const line = errorLine();
+    if (!line) return;
+    line.textContent = text;
+    line.hidden = !text;
+  }
+
+  /** A model's name as the server says it (src/photos/vision-models.ts): no server prefix, no ":latest". */
+  function shortModelName(id) {
+    const name = id.startsWith('@') && id.includes('/') ? id.slice(id.indexOf('/') + 1) : id;
+    return name.replace(/:latest$/, '');
+  }
+
+  /** The picked model's refusal ("llama3.2 cannot see photos. Models here that can: …"), or '' when it can see. */
+  function visionRefusal() {
+    const option = modelSelect()?.selectedOptions[0];
+    // No wording: the server could not say in time which models see; it decides at send.
+    const wording = byId('photo-attach')?.getAttribute('data-photo-refusal');
+    if (!wording || !option || !option.value || option.hasAttribute('data-vision')) return '';
+    return wording.replace('{model}', shortModelName(option.value));
+  }
+
+  function checkModel() {
+    const refusal = photos.length > 0 ? visionRefusal() : '';
+    showError(refusal);
+    return refusal;
+  }
+
+  function syncTray() {
+    const element = tray();
+    if (!element) return;
+    element.hidden = photos.length === 0;
+    idsField().value = photos.filter((photo) => photo.status === 'ready').map((photo) => photo.id).join(',');
+    form()?.classList.toggle('has-photos', photos.length > 0);
+    // Send was pressed: it goes once the uploads are done (the button dims meanwhile).
+    form()?.classList.toggle('is-waiting-for-photos', sendWhenUploaded);
+    photos.forEach((photo, index) => {
+      photo.element.querySelector('img').alt = `Photo ${index + 1} to send`;
+      photo.element.querySelector('.photo-remove').setAttribute('aria-label', `Remove photo ${index + 1}`);
+    });
+    if (sendWhenUploaded && photos.every((photo) => photo.status === 'ready')) {
+      sendWhenUploaded = false;
+      form()?.classList.remove('is-waiting-for-photos');
+      form()?.requestSubmit();
+    }
+  }
+
+  function csrfToken() {
+    return form()?.querySelector('input[name="_csrf"]')?.value ?? '';
+  }
+
+  function removePhoto(key) {
+    const photo = photos.find((candidate) => candidate.key === key);
+    if (!photo) return;
+    // Uploaded but not wanted: gone from the server now (else it is pruned after a day).
+    if (photo.id) void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
+    photo.element.remove();
+    photos = photos.filter((candidate) => candidate !== photo);
+    if (photos.length === 0) sendWhenUploaded = false;
+    syncTray();
+    checkModel();
+  }
+
+  function clearTray() {
+    photos.forEach((photo) => photo.element.remove());
+    photos = [];
+    sendWhenUploaded = false;
+    showError('');
+    syncTray();
+  }
+
+  async function decode(file) {
+    if (typeof createImageBitmap === 'function') return createImageBitmap(file, { imageOrientation: 'from-image' });
+    // Older browsers: through <img>, from a data: URL (the page's policy refuses blob: images).
+    const url = await new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(file);
+    });
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    return image;
+  }
+
+  function draw(source, width, height) {
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    const context = canvas.getContext('2d');
+    // JPEG has no transparency: a transparent PNG goes on white, not black.
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, width, height);
+    context.imageSmoothingQuality = 'high';
+    context.drawImage(source, 0, 0, width, height);
+    return canvas;
+  }
+
+  /** The photo as a JPEG of at most 1,600 px on its long side, and a small data: URL to show in the tray. */
+  async function shrink(file) {
+    const source = await decode(file);
+    const width = source.width || source.naturalWidth;
+    const height = source.height || source.naturalHeight;
+    if (!width || !height) throw new Error('no size');
+    const scale = Math.min(1, maxLongSide / Math.max(width, height));
+    const canvas = draw(source, Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)));
+    const scaled = (side) => {
+      const factor = Math.min(1, side / Math.max(width, height));
+      return draw(canvas, Math.max(1, Math.round(width * factor)), Math.max(1, Math.round(height * factor)));
+    };
+    // A data: URL, which the page's Content-Security-Policy allows for images (blob: is not).
+    const preview = scaled(previewSide).toDataURL('image/jpeg', 0.7);
+    source.close?.();
+    const jpeg = (target, quality) =>
+      new Promise((resolve, reject) => target.toBlob((result) => (result ? resolve(result) : reject(new Error('no JPEG'))), 'image/jpeg', quality));
+    return { blob: await jpeg(canvas, jpegQuality), thumbnail: await jpeg(scaled(thumbnailSide), 0.8), preview };
+  }
+
+  async function upload(blob) {
+    const response = await fetch('/attachments', {
+      method: 'POST',
+      headers: { 'content-type': blob.type || 'image/jpeg', 'x-csrf-token': csrfToken() },
+      body: blob,
+      credentials: 'same-origin',
+    });
+    const answer = await response.json().catch(() => ({}));
+    if (response.status === 401) throw new Error('You were logged out. Log in again, then attach the photo.');
+    if (!response.ok || !answer.id) throw new Error(answer.error || `The photo could not be uploaded (${response.status}). Try again.`);
+    return answer.id;
+  }
+
+  /** The thread shows this small version; without it (a failed upload) it shows the photo itself. */
+  async function uploadThumbnail(id, blob) {
+    await fetch(`/attachments/${id}/thumbnail`, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/jpeg', 'x-csrf-token': csrfToken() },
+      body: blob,
+      credentials: 'same-origin',
+    }).catch(() => {});
+  }
+
+  function trayItem(key) {
+    const item = document.createElement('div');
+    item.className = 'photo-tray-item is-uploading';
+    const image = document.createElement('img');
+    image.className = 'photo-tray-image';
+    image.alt = 'Photo to send';
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'photo-remove';
+    remove.textContent = '✕';
+    remove.addEventListener('click', () => removePhoto(key));
+    item.append(image, remove);
+    return item;
+  }
+
+  async function addFile(file) {
+    const key = nextKey++;
+    const element = trayItem(key);
+    const photo = { key, element, status: 'uploading', id: undefined };
+    photos.push(photo);
+    tray().append(element);
+    syncTray();
+    const name = file.name ? `“${file.name}”` : 'That file';
+    try {
+      let shrunk;
+      try {
+        shrunk = await shrink(file);
+      } catch {
+        throw new Error(`${name} is not a photo this browser can open. Attach a JPEG, PNG or WebP image.`);
+      }
+      element.querySelector('img').src = shrunk.preview;
+      photo.id = await upload(shrunk.blob);
+      await uploadThumbnail(photo.id, shrunk.thumbnail);
+      if (!photos.includes(photo)) {
+        // Removed while it uploaded.
+        void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
+        return;
+      }
+      photo.status = 'ready';
+      element.classList.remove('is-uploading');
+      syncTray();
+    } catch (error) {
+      removePhoto(key);
+      showError(error instanceof Error && error.message !== 'Failed to fetch' ? error.message : 'The photo could not be uploaded: the server is not answering. Try again.');
+    }
+  }
+
+  function addFiles(files) {
+    showError('');
+    const room = perMessage - photos.length;
+    const picked = [...files];
+    picked.slice(0, Math.max(0, room)).forEach((file) => void addFile(file));
+    // After the adds, so their own errors (if any) come later and the limit is still said.
+    if (picked.length > room) showError(`At most ${perMessage} photos can go with one message; ${picked.length - Math.max(0, room)} left out.`);
+    else checkModel();
+  }
+
+  document.addEventListener('click', (event) => {
+    if (!(event.target instanceof Element) || !event.target.closest('#photo-attach')) return;
+    if (photos.length >= perMessage) return showError(`At most ${perMessage} photos can go with one message. Remove one first.`);
+    byId('photo-input')?.click();
+  });
+
+  document.addEventListener('change', (event) => {
+    if (event.target === modelSelect()) return void checkModel();
+    if (event.target?.id !== 'photo-input') return;
+    const input = event.target;
+    addFiles(input.files ?? []);
+    // Picking the same photo again still fires a change.
+    input.value = '';
+  });
+
+  // Before chat.js and htmx see the submit (window, capture phase): a message with photos waits
+  // for its uploads and is never sent to a model that cannot see them.
+  window.addEventListener('submit', (event) => {
+    if (event.target !== form() || photos.length === 0) return;
+    const refusal = checkModel();
+    const uploading = photos.some((photo) => photo.status !== 'ready');
+    if (!refusal && !uploading) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    if (!refusal && uploading) {
+      sendWhenUploaded = true;
+      showError('');
+      syncTray();
+    }
+  }, true);
+
+  // The server saved the message: its photos are in the thread now.
+  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+    const data = event.detail.message.data;
+    if (typeof data === 'string' && data.startsWith('{"event":"message-accepted"')) clearTray();
+  });
+
+  // Photos can be pasted into the message box too, where there is a keyboard.
+  document.addEventListener('paste', (event) => {
+    if (event.target !== byId('chat-input')) return;
+    const files = [...(event.clipboardData?.files ?? [])].filter((file) => file.type.startsWith('image/'));
+    if (files.length > 0) {
+      event.preventDefault();
+      addFiles(files);
+    }
+  });
+
+  const attach = byId('photo-attach');
+  if (attach) attach.hidden = false;
+})();

@@ -1,0 +1,83 @@
+import type { ChatModel } from '../llm/chat-model.js';
+import { parseModelId } from '../llm/model-router.js';
+
+/**
+ * Which models can see photos (Ollama's `vision` capability from /api/show). The chat model
+ * caches each description, so asking again for the picker or a send costs no request.
+ */
+export interface VisionModels {
+  canSee(model: string): Promise<boolean>;
+  /** Of these models, the ones that can see. */
+  among(models: string[]): Promise<Set<string>>;
+  /** What a send with photos to `model`, which cannot see, is told (the installed vision models named). */
+  refusal(model: string): Promise<string>;
+}
+
+/** A model's name as a person says it: no server prefix, no ":latest". */
+export function shortModelName(id: string): string {
+  return parseModelId(id).name.replace(/:latest$/, '');
+}
+
+/** The one wording of "this model cannot see", used by the picker (shown before sending) and the server. */
+export function visionRefusalText(model: string, visionModels: string[]): string {
+  const names = visionModels.map(shortModelName);
+  return names.length > 0
+    ? `${shortModelName(model)} cannot see photos. Models here that can: ${names.join(', ')}`
+    : `${shortModelName(model)} cannot see photos, and no model here can. Install one (for example: ollama pull gemma3) or remove the photos.`;
+}
+
+export function createVisionModels(chatModel: ChatModel): VisionModels {
+  async function canSee(model: string): Promise<boolean> {
+    try {
+      return (await chatModel.describeModel(model)).capabilities.includes('vision');
+    } catch {
+      // A model that cannot be described is treated as blind: the photo is refused, not dropped.
+      return false;
+    }
+  }
+
+  async function among(models: string[]): Promise<Set<string>> {
+    const answers = await Promise.all(models.map(async (model) => [model, await canSee(model)] as const));
+    return new Set(answers.filter(([, sees]) => sees).map(([model]) => model));
+  }
+
+  return {
+    canSee,
+    among,
+    async refusal(model) {
+      const installed = await chatModel.listModels().catch(() => [] as string[]);
+      const seeing = await among(installed);
+      return visionRefusalText(
+        model,
+        installed.filter((name) => seeing.has(name)),
+      );
+    },
+  };
+}
+
+/** Stands for the picked model in the refusal the page is given (public/photos.js fills it in). */
+export const modelPlaceholder = '{model}';
+
+/**
+ * Marks the picker's options that can see (`vision`), and returns the refusal for the others with
+ * {model} in place of the model's name: the page says it before sending, in the server's words.
+ * A model server slow to describe its models must not hold the page: after `waitMs` the page gets
+ * no refusal (''), so it warns about nothing and the server decides at send.
+ */
+export async function markVisionOptions(
+  groups: Array<{ options: Array<{ value: string; vision?: boolean }> }>,
+  visionModels: VisionModels,
+  waitMs = 3000,
+): Promise<string> {
+  const options = groups.flatMap((group) => group.options);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const seeing = await Promise.race([
+    visionModels.among(options.map((option) => option.value)),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (!seeing) return '';
+  for (const option of options) if (seeing.has(option.value)) option.vision = true;
+  return visionRefusalText(modelPlaceholder, options.filter((option) => option.vision).map((option) => option.value));
+}

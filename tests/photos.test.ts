@@ -1,0 +1,296 @@
+/**
+ * Photos for vision models, on the server: uploading (and what is refused), serving only to a
+ * logged-in session, sending them to the model as Ollama `images`, and refusing a model that
+ * cannot see. The browser side is in tests/browser/photos.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fitToContext, imageTokens } from '../src/llm/history.js';
+import { markVisionOptions, type VisionModels } from '../src/photos/vision-models.js';
+import { createAttachmentStore } from '../src/storage/attachment-store.js';
+import { defaultModels } from './support/ollama-standin.js';
+import { buildTestApp, csrfTokenFrom, startChatHarness, type TestApp } from './support/test-app.js';
+import { smallJpeg, solidPng } from './support/test-photos.js';
+
+const visionModels = () => [...defaultModels(), { name: 'llava:latest', capabilities: ['completion', 'vision'] }, { name: 'gemma3:latest', capabilities: ['completion', 'vision'] }];
+
+/** A logged-in session and its CSRF token, read from the chat page as the browser would. */
+async function loggedIn(testApp: TestApp): Promise<{ cookie: string; token: string }> {
+  const cookie = await testApp.login();
+  const page = await testApp.app.inject({ url: '/', headers: { cookie } });
+  return { cookie, token: csrfTokenFrom(page.body) };
+}
+
+async function upload(testApp: TestApp, session: { cookie: string; token: string }, body: Buffer, type = 'image/jpeg') {
+  return testApp.app.inject({
+    method: 'POST',
+    url: '/attachments',
+    headers: { cookie: session.cookie, 'x-csrf-token': session.token, 'content-type': type },
+    payload: body,
+  });
+}
+
+const countAttachments = (testApp: TestApp) => (testApp.database.prepare('SELECT count(*) AS count FROM attachments').get() as { count: number }).count;
+
+test('a photo uploads, is stored with its size, and is served only to a logged-in session', async (t) => {
+  const testApp = await buildTestApp(t);
+  const session = await loggedIn(testApp);
+  const response = await upload(testApp, session, smallJpeg);
+  assert.equal(response.statusCode, 201, response.body);
+  const uploaded = response.json() as { id: number; url: string; width: number; height: number; size: number };
+  assert.deepEqual({ width: uploaded.width, height: uploaded.height, size: uploaded.size }, { width: 12, height: 8, size: smallJpeg.length });
+
+  const served = await testApp.app.inject({ url: uploaded.url, headers: { cookie: session.cookie } });
+  assert.equal(served.statusCode, 200);
+  assert.equal(served.headers['content-type'], 'image/jpeg');
+  assert.equal(served.headers['x-content-type-options'], 'nosniff');
+  assert.match(String(served.headers['cache-control']), /^private\b/);
+  assert.ok(served.rawPayload.equals(smallJpeg), 'the bytes come back unchanged');
+
+  // Logged out: the photo is not served, and nothing can be uploaded.
+  const anonymous = await testApp.app.inject({ url: uploaded.url });
+  assert.equal(anonymous.statusCode, 302);
+  assert.match(String(anonymous.headers.location), /^\/login/);
+  assert.ok(!anonymous.rawPayload.includes(smallJpeg.subarray(0, 64)));
+  const anonymousUpload = await testApp.app.inject({ method: 'POST', url: '/attachments', headers: { 'content-type': 'image/jpeg' }, payload: smallJpeg });
+  assert.equal(anonymousUpload.statusCode, 401);
+  assert.equal(countAttachments(testApp), 1);
+
+  const missing = await testApp.app.inject({ url: '/attachments/999', headers: { cookie: session.cookie } });
+  assert.equal(missing.statusCode, 404);
+
+  // Removed from the tray before sending: deleted at once, with the CSRF token only.
+  const remove = (headers: Record<string, string>) => testApp.app.inject({ method: 'DELETE', url: uploaded.url, headers: { cookie: session.cookie, ...headers } });
+  assert.equal((await remove({})).statusCode, 403);
+  assert.equal((await remove({ 'x-csrf-token': session.token })).statusCode, 204);
+  assert.equal(countAttachments(testApp), 0);
+  assert.equal((await testApp.app.inject({ url: uploaded.url, headers: { cookie: session.cookie } })).statusCode, 404);
+});
+
+test('an upload without the CSRF token, or from another site, is refused and stores nothing', async (t) => {
+  const testApp = await buildTestApp(t);
+  const session = await loggedIn(testApp);
+  const noToken = await testApp.app.inject({
+    method: 'POST',
+    url: '/attachments',
+    headers: { cookie: session.cookie, 'content-type': 'image/jpeg' },
+    payload: smallJpeg,
+  });
+  assert.equal(noToken.statusCode, 403);
+  assert.match(noToken.json().error, /expired/);
+  const foreign = await testApp.app.inject({
+    method: 'POST',
+    url: '/attachments',
+    headers: { cookie: session.cookie, 'x-csrf-token': session.token, 'content-type': 'image/jpeg', 'sec-fetch-site': 'cross-site' },
+    payload: smallJpeg,
+  });
+  assert.equal(foreign.statusCode, 403);
+  assert.equal(countAttachments(testApp), 0);
+});
+
+test('what is not a usable photo gets a clear message: not an image, too many bytes, too many pixels', async (t) => {
+  const testApp = await buildTestApp(t);
+  const session = await loggedIn(testApp);
+
+  // The Content-Type says JPEG; the bytes say otherwise.
+  const text = await upload(testApp, session, Buffer.from('<html><script>alert(1)</script></html>'));
+  assert.equal(text.statusCode, 415);
+  assert.equal(text.json().error, 'That file is not a photo. Attach a JPEG, PNG or WebP image.');
+  const pdf = await upload(testApp, session, Buffer.from('%PDF-1.7 ...'), 'application/pdf');
+  assert.equal(pdf.statusCode, 415);
+  // The right magic bytes, then nothing readable.
+  const damaged = await upload(testApp, session, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]));
+  assert.equal(damaged.statusCode, 400);
+  assert.match(damaged.json().error, /could not be read/);
+
+  const huge = Buffer.concat([smallJpeg, Buffer.alloc(9 * 1024 * 1024)]);
+  const tooBig = await upload(testApp, session, huge);
+  assert.equal(tooBig.statusCode, 413);
+  assert.equal(tooBig.json().error, 'That photo is 9.0 MB; the limit is 8 MB.');
+
+  const tooManyPixels = await upload(testApp, session, solidPng(6000, 4000, { headerOnly: true }), 'image/png');
+  assert.equal(tooManyPixels.statusCode, 413);
+  assert.equal(tooManyPixels.json().error, 'That photo is 6,000×4,000 px; the limit is 4,096 px on its long side.');
+
+  // A real PNG is fine, and is stored as PNG whatever the request said.
+  const png = await upload(testApp, session, solidPng(30, 20), 'image/jpeg');
+  assert.equal(png.statusCode, 201, png.body);
+  const served = await testApp.app.inject({ url: `/attachments/${png.json().id}`, headers: { cookie: session.cookie } });
+  assert.equal(served.headers['content-type'], 'image/png');
+  assert.equal(countAttachments(testApp), 1);
+});
+
+test('photos reach a vision model as Ollama images, show in the thread, and go with the conversation', async (t) => {
+  const harness = await startChatHarness(t, { standin: { models: visionModels() } });
+  const { socket, standin, store, app, cookies } = harness;
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
+  const first = (await upload(harness, session, smallJpeg)).json().id as number;
+  const second = (await upload(harness, session, solidPng(30, 20), 'image/png')).json().id as number;
+  const putThumbnail = (id: number, body: Buffer) =>
+    app.inject({ method: 'PUT', url: `/attachments/${id}/thumbnail`, headers: { cookie: cookies, 'x-csrf-token': session.token, 'content-type': 'image/jpeg' }, payload: body });
+  assert.equal((await putThumbnail(first, smallJpeg)).statusCode, 204);
+  // A thumbnail is a small JPEG.
+  const pngThumbnail = await putThumbnail(second, solidPng(30, 20));
+  assert.deepEqual([pngThumbnail.statusCode, pngThumbnail.json().error], [415, 'A thumbnail must be a JPEG.']);
+  const bigThumbnail = await putThumbnail(second, Buffer.concat([smallJpeg, Buffer.alloc(300 * 1024)]));
+  assert.deepEqual([bigThumbnail.statusCode, bigThumbnail.json().error], [413, 'That file is over 200 KB, the limit.']);
+
+  standin.enqueue({ content: 'A gradient and a blue square.' });
+  socket.send({ type: 'send', message: 'What are these?', conversationId: '', model: 'llava:latest', attachments: `${first},${second}` });
+  await harness.turnFinished();
+
+  const sent = standin.requests[0]!.body.messages as Array<{ role: string; content: string; images?: string[] }>;
+  assert.deepEqual(sent.at(-1), {
+    role: 'user',
+    content: 'What are these?',
+    images: [smallJpeg.toString('base64'), solidPng(30, 20).toString('base64')],
+  });
+  // The live thread showed them in the person's message.
+  const added = socket.messages.find((message) => message.target === '#chat-thread' && String(message.content).includes('chat-message-user'));
+  assert.match(String(added?.content), new RegExp(`<img src="/attachments/${first}/thumbnail"[^>]*width="12" height="8"`));
+
+  // A later turn still carries them with the turn they were sent in.
+  standin.enqueue({ content: 'Red to blue.' });
+  socket.send({ type: 'send', message: 'Which colours?', conversationId: '1' });
+  await socket.waitFor((message) => message.target === '#message-4' && String(message.content).includes('data-status="complete"'));
+  const later = standin.requests[1]!.body.messages as Array<{ role: string; content: string; images?: string[] }>;
+  assert.equal(later.find((message) => message.content === 'What are these?')?.images?.length, 2);
+  assert.equal(later.at(-1)!.images, undefined);
+
+  // A reload shows them (the thumbnail the browser made, or the photo when there is none); the exports name them.
+  const reloaded = await app.inject({ url: '/c/1', headers: { cookie: cookies } });
+  assert.match(reloaded.body, new RegExp(`<a class="message-photo" href="/attachments/${second}"`));
+  assert.match(reloaded.body, new RegExp(`<img src="/attachments/${first}/thumbnail"`));
+  assert.match(reloaded.body, new RegExp(`<img src="/attachments/${second}"`));
+  const thumbnail = await app.inject({ url: `/attachments/${first}/thumbnail`, headers: { cookie: cookies } });
+  assert.equal(thumbnail.headers['content-type'], 'image/jpeg');
+  assert.ok(thumbnail.rawPayload.equals(smallJpeg));
+  // A sent photo's thumbnail cannot be changed.
+  const late = await app.inject({ method: 'PUT', url: `/attachments/${first}/thumbnail`, headers: { cookie: cookies, 'x-csrf-token': session.token, 'content-type': 'image/jpeg' }, payload: smallJpeg });
+  assert.equal(late.statusCode, 404);
+  const markdown = await app.inject({ url: '/c/1/export.md', headers: { cookie: cookies } });
+  assert.match(markdown.body, new RegExp(`_Photo: photo-${first}\\.jpeg, 12×8 px, 1 KB \\(/attachments/${first}\\)_`));
+  const json = (await app.inject({ url: '/c/1/export.json', headers: { cookie: cookies } })).json();
+  assert.deepEqual(
+    json.messages[0].photos.map((photo: { id: number; mime: string }) => [photo.id, photo.mime]),
+    [[first, 'image/jpeg'], [second, 'image/png']],
+  );
+
+  // A sent photo belongs to its message: the tray's delete cannot remove it.
+  const sentDelete = await app.inject({ method: 'DELETE', url: `/attachments/${first}`, headers: { cookie: cookies, 'x-csrf-token': session.token } });
+  assert.equal(sentDelete.statusCode, 404);
+  assert.equal(countAttachments(harness), 2);
+
+  // Deleting the conversation deletes its photos.
+  const deleted = await app.inject({ method: 'DELETE', url: '/c/1', headers: { cookie: cookies, 'x-csrf-token': session.token } });
+  assert.equal(deleted.statusCode, 200);
+  assert.equal(countAttachments(harness), 0);
+  assert.equal((await app.inject({ url: `/attachments/${first}`, headers: { cookie: cookies } })).statusCode, 404);
+  assert.equal(store.listConversations(10).length, 0);
+});
+
+test('a model without vision is refused before anything is saved, naming the models that can see', async (t) => {
+  const harness = await startChatHarness(t, { standin: { models: visionModels() } });
+  const { socket, standin, store, app, cookies } = harness;
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
+  const expected = 'llama3.2 cannot see photos. Models here that can: gemma3, llava';
+
+  // The picker knows before sending: vision models marked, and the server's words for the others.
+  assert.match(page.body, /<option value="llava:latest" data-vision>/);
+  assert.match(page.body, /<option value="llama3.2:latest">/);
+  assert.match(page.body, /data-photo-refusal="\{model\} cannot see photos. Models here that can: gemma3, llava"/);
+
+  const id = (await upload(harness, session, smallJpeg)).json().id as number;
+  socket.send({ type: 'send', message: 'Look', conversationId: '', model: 'llama3.2:latest', attachments: String(id) });
+  const refusal = await socket.waitFor((message) => message.target === '#chat-thread' && String(message.content).includes('chat-error'));
+  assert.match(String(refusal.content), new RegExp(expected));
+  assert.equal(store.listConversations(10).length, 0, 'nothing was saved');
+  assert.equal(standin.requests.length, 0, 'the model was not asked');
+
+  // The plain form (no socket yet) says the same; the photo is still there to send to another model.
+  const form = await app.inject({
+    method: 'POST',
+    url: '/send',
+    headers: { cookie: cookies },
+    payload: { _csrf: session.token, message: 'Look', conversationId: '', model: 'llama3.2:latest', attachments: String(id) },
+  });
+  assert.equal(form.statusCode, 400);
+  assert.ok(form.body.includes(expected));
+
+  // Photos alone are a message: sent through the form to a model that can see.
+  standin.enqueue({ content: 'A small gradient.' });
+  const sent = await app.inject({
+    method: 'POST',
+    url: '/send',
+    headers: { cookie: cookies },
+    payload: { _csrf: session.token, message: '', conversationId: '', model: 'llava:latest', attachments: String(id) },
+  });
+  assert.equal(sent.statusCode, 303, sent.body);
+  await standin.waitForRequests(1);
+  const conversation = store.listConversations(10)[0]!;
+  assert.equal(conversation.title, 'Photo');
+  const userMessage = store.listMessages(conversation.id)[0]!;
+  assert.equal(userMessage.content, '');
+  const images = (standin.requests[0]!.body.messages as Array<{ images?: string[] }>).at(-1)!.images;
+  assert.deepEqual(images, [smallJpeg.toString('base64')]);
+});
+
+test('too many photos for one message, or one already sent, is refused with a message', async (t) => {
+  const harness = await startChatHarness(t, { standin: { models: visionModels() } });
+  const { socket, store, app, cookies } = harness;
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
+  const ids: number[] = [];
+  for (let index = 0; index < 5; index++) ids.push((await upload(harness, session, smallJpeg)).json().id);
+
+  socket.send({ type: 'send', message: 'All of them', conversationId: '', model: 'llava:latest', attachments: ids.join(',') });
+  const tooMany = await socket.waitFor((message) => String(message.content).includes('chat-error'));
+  assert.match(String(tooMany.content), /That is 5 photos; at most 4 can go with one message\. Remove some\./);
+  assert.equal(store.listConversations(10).length, 0);
+
+  socket.send({ type: 'send', message: 'Four', conversationId: '', model: 'llava:latest', attachments: ids.slice(0, 4).join(',') });
+  await harness.turnFinished();
+  socket.send({ type: 'send', message: 'Again', conversationId: '1', attachments: String(ids[0]) });
+  await socket.waitFor((message) => String(message.content).includes('no longer here'));
+  socket.send({ type: 'send', message: 'Junk', conversationId: '1', attachments: 'x' });
+  await socket.waitFor((message) => String(message.content).includes('could not be read'));
+  assert.equal(store.listMessages(1).length, 2, 'only the first send was saved');
+});
+
+test('photos uploaded and never sent are removed after a day', async (t) => {
+  const testApp = await buildTestApp(t);
+  let clock = 1_000_000;
+  const attachments = createAttachmentStore(testApp.database, () => clock);
+  const old = attachments.add({ mime: 'image/jpeg', bytes: smallJpeg, width: 12, height: 8 });
+  clock += 25 * 3_600_000;
+  const fresh = attachments.add({ mime: 'image/jpeg', bytes: smallJpeg, width: 12, height: 8 });
+  assert.equal(attachments.pruneUnsent(clock - 24 * 3_600_000), 1);
+  assert.equal(attachments.getWithBytes(old.id), undefined);
+  assert.ok(attachments.getWithBytes(fresh.id));
+});
+
+test('photos count against the context window: older turns with photos give way to the newest', () => {
+  const system = { role: 'system' as const, content: 'system prompt' };
+  const photo = smallJpeg.toString('base64');
+  const turns = Array.from({ length: 10 }, (_, index) => ({
+    role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: `turn ${index}`,
+    ...(index % 2 === 0 ? { images: [photo, photo] } : {}),
+  }));
+  const fitted = fitToContext(system, turns, 8192, 1024);
+  const images = fitted.reduce((sum, turn) => sum + (turn.images?.length ?? 0), 0);
+  assert.ok(images * imageTokens <= 8192 - 1024, `${images} photos fit`);
+  assert.ok(fitted.length < turns.length + 1, 'older turns were left out');
+  assert.deepEqual(fitted.at(-2)!.images, [photo, photo], 'the newest photos are kept');
+});
+
+test('a model server slow to describe its models does not hold the chat page; the server decides at send', async () => {
+  const never: VisionModels = { canSee: () => new Promise(() => {}), among: () => new Promise(() => {}), refusal: async () => '' };
+  const groups = [{ options: [{ value: 'llava:latest' as string, vision: undefined as boolean | undefined }] }];
+  const started = Date.now();
+  assert.equal(await markVisionOptions(groups, never, 50), '');
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(groups[0]!.options[0]!.vision, undefined);
+});
