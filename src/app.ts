@@ -14,6 +14,7 @@ import { createReplyRunner } from './chat/reply-runner.js';
 import { registerChatSocket } from './chat/chat-socket.js';
 import { registerExportRoutes } from './chat/export-routes.js';
 import { registerSendRoutes } from './chat/send-routes.js';
+import { createChatReader } from './chat/chat-reader.js';
 import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
@@ -132,6 +133,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   });
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
+  const reader = createChatReader({ store, toolCalls, hub, view });
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
   const toolServices: ToolServices = {
     config,
@@ -219,14 +221,14 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
-    registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view });
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader });
     registerExportRoutes(authenticated, { store, toolCalls });
     registerSendRoutes(authenticated, { chatService });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets });
+      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, reader, sessionSockets });
     });
   });
 

@@ -2,13 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import type { ChatReader } from './chat-reader.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
 import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
 import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
-import { toHistoryItemView, toMessageView, toToolCallView, type ChatView } from './chat-view.js';
+import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
 import { createSocketSender, type SocketSender } from './socket-sender.js';
 
@@ -22,6 +23,7 @@ export interface ChatSocketDependencies {
   approvals: ApprovalDesk;
   hub: ReplyHub;
   view: ChatView;
+  reader: ChatReader;
   sessionSockets: SessionSockets;
 }
 
@@ -40,7 +42,7 @@ function parseConversationId(value: unknown): number | undefined {
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, toolCalls, approvals, hub, view, sessionSockets } = dependencies;
+  const { chatService, store, toolCalls, approvals, hub, view, reader, sessionSockets } = dependencies;
 
   app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
     const sender = createSocketSender(socket);
@@ -51,18 +53,6 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
     const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
 
-    const renderMessage = (messageId: number) => {
-      const message = store.getMessage(messageId);
-      if (!message) return undefined;
-      const live = hub.active(message.conversationId);
-      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined, toolCalls.listForMessage(messageId)));
-    };
-
-    const renderToolCall = (toolCallId: number) => {
-      const call = toolCalls.get(toolCallId);
-      return call && view.toolCard(toToolCallView(call));
-    };
-
     const onEvent = (event: ReplyEvent) => {
       switch (event.type) {
         case 'delta':
@@ -70,22 +60,22 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           sender.appendText(`#message-${event.messageId}-body`, event.content);
           break;
         case 'message-added': {
-          const html = renderMessage(event.messageId);
+          const html = reader.messageHtml(event.messageId);
           if (html) sender.swap('#chat-thread', 'beforeend', html);
           break;
         }
         case 'message-updated': {
-          const html = renderMessage(event.messageId);
+          const html = reader.messageHtml(event.messageId);
           if (html) sender.swap(`#message-${event.messageId}`, 'outerHTML', html);
           break;
         }
         case 'tool-call-added': {
-          const html = renderToolCall(event.toolCallId);
+          const html = reader.toolCardHtml(event.toolCallId);
           if (html) sender.swap(`#message-${event.messageId}-tools`, 'beforeend', html);
           break;
         }
         case 'tool-call-updated': {
-          const html = renderToolCall(event.toolCallId);
+          const html = reader.toolCardHtml(event.toolCallId);
           if (html) sender.swap(`#tool-call-${event.toolCallId}`, 'outerHTML', html);
           break;
         }
@@ -104,20 +94,14 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       unsubscribe = hub.subscribe(id, onEvent);
     };
 
-    // Catch up: a reloaded page or a phone waking up gets the conversation as it is now. The page
-    // says the last message it shows (`after`): that one is rendered again, newer ones are added.
+    // Catch up: a reloaded page or a phone waking up gets the conversation as it is now.
     const query = request.query as Record<string, unknown>;
     const requested = parseConversationId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
-      // Only what the page may have missed is read, not the whole conversation (long chats page).
-      const shownUpTo =
-        parseConversationId(query.after) ?? store.listMessagesPage(requested, 40).findLast((message) => message.role === 'assistant')?.id;
-      for (const message of shownUpTo === undefined ? [] : store.listMessagesFrom(requested, shownUpTo)) {
-        const html = renderMessage(message.id);
-        if (!html) continue;
-        if (message.id === shownUpTo) sender.swap(`#message-${message.id}`, 'outerHTML', html);
-        else sender.swap('#chat-thread', 'beforeend', html);
+      for (const item of reader.catchUp(requested, parseConversationId(query.after))) {
+        if (item.replace) sender.swap(`#message-${item.messageId}`, 'outerHTML', item.html);
+        else sender.swap('#chat-thread', 'beforeend', item.html);
       }
     }
 
