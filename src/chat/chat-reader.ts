@@ -36,11 +36,14 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
   /** A stored message with the live text of the reply writing into it, if any, and its tool cards. */
   function toView(message: StoredMessage): MessageView {
     const live = hub.active(message.conversationId);
-    return toMessageView(
+    const view = toMessageView(
       message,
       live?.messageId === message.id ? live : undefined,
       message.role === 'assistant' ? toolCalls.listForMessage(message.id) : undefined,
     );
+    const versions = store.versionsOf(message);
+    if (versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
+    return view;
   }
 
   /**
@@ -68,22 +71,33 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
     return call && view.toolCard(toToolCallView(call));
   }
 
+  /** The newest page of the thread as HTML, for #chat-thread after its shape changed. */
+  function threadHtml(conversationId: number): string {
+    return view.messagePage(messagePage(conversationId));
+  }
+
   /**
    * What a reloaded page or a phone waking up missed. The page says the last message it shows
    * (`shownUpTo`): that one is rendered again, newer ones are added. Without it, from the last
    * reply among the newest page. Only those messages are read, not the whole conversation.
+   * When the page shows a version that is no longer shown, the whole thread is sent instead.
    */
-  function catchUp(conversationId: number, shownUpTo?: number): CatchUpItem[] {
+  function catchUp(conversationId: number, shownUpTo?: number): { threadHtml: string } | { items: CatchUpItem[] } {
+    if (shownUpTo !== undefined) {
+      const shown = store.getMessage(shownUpTo);
+      if (!shown || shown.conversationId !== conversationId || shown.hidden) return { threadHtml: threadHtml(conversationId) };
+    }
     const from = shownUpTo ?? store.listMessagesPage(conversationId, messagePageSize).findLast((message) => message.role === 'assistant')?.id;
-    if (from === undefined) return [];
-    return store.listMessagesFrom(conversationId, from).map((message) => ({
+    if (from === undefined) return { items: [] };
+    const items = store.listMessagesFrom(conversationId, from).map((message) => ({
       messageId: message.id,
       replace: message.id === from,
       html: view.message(toView(message)),
     }));
+    return { items };
   }
 
-  return { messagePage, messageHtml, toolCardHtml, catchUp };
+  return { messagePage, messageHtml, toolCardHtml, threadHtml, catchUp };
 }
 
 export type ChatReader = ReturnType<typeof createChatReader>;

@@ -82,6 +82,9 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'notice':
           showError(event.text);
           break;
+        case 'thread-changed':
+          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId));
+          break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
           break;
@@ -99,9 +102,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const requested = parseConversationId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
-      for (const item of reader.catchUp(requested, parseConversationId(query.after))) {
-        if (item.replace) sender.swap(`#message-${item.messageId}`, 'outerHTML', item.html);
-        else sender.swap('#chat-thread', 'beforeend', item.html);
+      const missed = reader.catchUp(requested, parseConversationId(query.after));
+      if ('threadHtml' in missed) sender.swap('#chat-thread', 'innerHTML', missed.threadHtml);
+      else {
+        for (const item of missed.items) {
+          if (item.replace) sender.swap(`#message-${item.messageId}`, 'outerHTML', item.html);
+          else sender.swap('#chat-thread', 'beforeend', item.html);
+        }
       }
     }
 
@@ -132,6 +139,33 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       }
     }
 
+    /** Edit, regenerate (Retry) and version switches: each checked and done by chat-service. */
+    function handleThreadCommand(type: string, command: Record<string, unknown>): void {
+      const messageId = parseConversationId(command.messageId);
+      if (messageId === undefined) return showError('That request did not say which message. Reload the page.');
+      const model = typeof command.model === 'string' && command.model ? command.model : undefined;
+      const message = store.getMessage(messageId);
+      try {
+        // The page acts on the conversation it shows; follow it so the new thread comes back here.
+        if (message && message.conversationId !== conversationId) follow(message.conversationId);
+        if (type === 'edit') {
+          chatService.editMessage({ messageId, text: typeof command.message === 'string' ? command.message : '', model });
+        } else if (type === 'regenerate') {
+          chatService.regenerate({ messageId, model });
+        } else {
+          const direction = command.direction;
+          if (direction !== 'earlier' && direction !== 'later') return showError('That request did not say which version. Reload the page.');
+          chatService.showVersion({ messageId, direction });
+        }
+      } catch (error) {
+        if (error instanceof ChatInputError) showError(error.message);
+        else {
+          log.error({ err: error }, `${type} failed`);
+          showError('That could not be done. Nothing changed; try again.');
+        }
+      }
+    }
+
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // The login may have expired while the page stayed open.
       if (!isAuthenticated(request)) return socket.close(loggedOutCloseCode, 'Log in again');
@@ -150,6 +184,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       }
       const type = (command as { type?: unknown }).type;
       if (type === 'send') return void handleSend(command as SendCommand);
+      if (type === 'edit' || type === 'regenerate' || type === 'version') return handleThreadCommand(type, command as Record<string, unknown>);
       if (type === 'approval') {
         const { toolCallId, decision, always } = command as { toolCallId?: unknown; decision?: unknown; always?: unknown };
         const call = toolCalls.get(Number(toolCallId));

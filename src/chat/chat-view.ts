@@ -17,6 +17,8 @@ export interface MessageView {
   hasContent: boolean;
   error: string | null;
   toolCalls: ToolCallView[];
+  /** Set when the message has other versions (an edit, a regenerated reply): "‹ 2/3 ›". */
+  versions?: { position: number; count: number };
 }
 
 export interface ToolCallView {
@@ -133,6 +135,7 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation): Hi
 export function createChatView(eta: Eta) {
   return {
     message: (message: MessageView) => eta.render('./partials/message', { message }),
+    messagePage: (page: { messages: MessageView[]; earlierUrl: string | undefined }) => eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
     historyList: (conversations: HistoryItemView[], query = '') =>

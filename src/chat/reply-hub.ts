@@ -12,6 +12,8 @@ export type ReplyEvent =
   | { type: 'tool-call-added'; messageId: number; toolCallId: number }
   | { type: 'tool-call-updated'; toolCallId: number }
   | { type: 'notice'; text: string }
+  /** Messages were hidden or shown (an edit, a regeneration, another version): render the thread again. */
+  | { type: 'thread-changed' }
   | { type: 'reply-finished' };
 
 export interface ActiveReply {
