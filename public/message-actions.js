@@ -240,6 +240,10 @@
     addCodeCopyButtons();
     // New and re-rendered messages are children of the thread; streamed text (deeper) does not fire this.
     new MutationObserver(addCodeCopyButtons).observe(element, { childList: true });
+    // Should a finished reply ever be updated in place rather than replaced, catch it when nothing streams.
+    document.addEventListener('htmx:ws:after:message:incoming', () => {
+      if (!element.querySelector('.chat-message-streaming')) addCodeCopyButtons();
+    });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watchThread);
   else watchThread();

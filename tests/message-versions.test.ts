@@ -205,3 +205,33 @@ test('socket: an edit with <script> stays text, and a page showing an old versio
   assert.match(fresh, /id="message-3"[\s\S]*id="message-4"[\s\S]*Second\./);
   assert.ok(!fresh.includes('id="message-2"'));
 });
+
+test('socket: switching versions of a message far up the chat shows the thread from there, not only the newest page', async (t) => {
+  const { socket, store, baseUrl, cookies } = await startChatHarness(t);
+  const { id } = store.createConversation('Long', 'llama3');
+  const ids: number[] = [];
+  for (let index = 1; index <= 120; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 21 (a question far above the newest 40) gets a second version, then the first is shown again.
+  const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
+  store.addMessage(id, 'assistant', 'answer to the edit');
+  store.showVersion(edited.id, ids[20]!);
+  await socket.close();
+  const { openChatSocket } = await import('./support/test-app.js');
+  const page = await openChatSocket(baseUrl, cookies, String(id));
+  t.after(() => page.close());
+
+  // To the edit: the thread is short now (20 messages, the edit and its answer), all of it shown.
+  page.send({ type: 'version', messageId: ids[20], direction: 'later' });
+  const thread = await nextThread(page, 0);
+  assert.match(thread, new RegExp(`id="message-${ids[19]}"[\\s\\S]*line 21 edited[\\s\\S]*2/2[\\s\\S]*answer to the edit`));
+  assert.ok(!thread.includes('line 22') && !thread.includes('load-earlier'));
+
+  // Back: 120 messages again. Not only the newest 40 (where message 21 is not): from message 20
+  // (the one above the switched message) down to the newest, with the sentinel for those above.
+  page.send({ type: 'version', messageId: edited.id, direction: 'earlier' });
+  const back = await nextThread(page, 1);
+  const shown = [...back.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
+  assert.deepEqual(shown, ids.slice(19));
+  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${ids[19]}"`));
+  assert.match(back, /line 21<\/div>[\s\S]*1\/2/);
+});

@@ -19,6 +19,9 @@ export interface MessagePage {
   earlierUrl: string | undefined;
 }
 
+/** Most messages one re-rendered thread holds (10 pages): past that it opens at the newest again. */
+const maxThreadMessages = messagePageSize * 10;
+
 /** One message a reconnecting page missed: `replace` when the page shows it already (it may have changed). */
 export interface CatchUpItem {
   messageId: number;
@@ -71,9 +74,24 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
     return call && view.toolCard(toToolCallView(call));
   }
 
-  /** The newest page of the thread as HTML, for #chat-thread after its shape changed. */
-  function threadHtml(conversationId: number): string {
-    return view.messagePage(messagePage(conversationId));
+  /**
+   * The thread as HTML, for #chat-thread after its shape changed: the newest page, or, when the
+   * change was further up (`fromId`, a version of an older message), everything from there down,
+   * so the person still sees what they changed. Bounded: a change very far up shows the newest page.
+   */
+  function threadHtml(conversationId: number, fromId?: number): string {
+    const newest = messagePage(conversationId);
+    const oldestShown = newest.messages[0]?.id;
+    if (fromId === undefined || newest.earlierUrl === undefined || oldestShown === undefined || fromId >= oldestShown) {
+      return view.messagePage(newest);
+    }
+    const from = store.listMessagesFrom(conversationId, fromId, maxThreadMessages + 1);
+    if (from.length > maxThreadMessages || from[0]?.id !== fromId) return view.messagePage(newest);
+    const hasEarlier = store.listMessagesPage(conversationId, 1, fromId).length > 0;
+    return view.messagePage({
+      messages: from.map(toView),
+      earlierUrl: hasEarlier ? `/c/${conversationId}/messages?before=${fromId}` : undefined,
+    });
   }
 
   /**

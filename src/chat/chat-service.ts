@@ -124,7 +124,7 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       const targetId = ids[index + (request.direction === 'earlier' ? -1 : 1)];
       if (targetId === undefined) throw new ChatInputError(`There is no ${request.direction} version of that message.`);
       store.showVersion(message.id, targetId);
-      hub.publish(conversation.id, { type: 'thread-changed' });
+      hub.publish(conversation.id, { type: 'thread-changed', fromId: message.parentId ?? targetId });
     },
 
     /** Saves the person's message first, then starts the reply in the background. */

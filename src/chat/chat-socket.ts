@@ -83,7 +83,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           showError(event.text);
           break;
         case 'thread-changed':
-          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId));
+          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId));
           break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });

@@ -71,8 +71,8 @@ export interface ConversationStore {
   listMessages(conversationId: number): StoredMessage[];
   /** Up to `limit` messages older than `before` (or the newest, without it), oldest first. */
   listMessagesPage(conversationId: number, limit: number, before?: number): StoredMessage[];
-  /** The message `fromId` and every later one, oldest first (what a reconnecting page missed). */
-  listMessagesFrom(conversationId: number, fromId: number): StoredMessage[];
+  /** The message `fromId` and every later one (or the first `limit`), oldest first (what a reconnecting page missed). */
+  listMessagesFrom(conversationId: number, fromId: number, limit?: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
   /** The newest shown message written by the person. */
   lastUserMessage(conversationId: number): StoredMessage | undefined;
@@ -187,8 +187,9 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     listMessagesBefore: database.prepare<[number, number, number], MessageRow>(
       'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id < ? ORDER BY id DESC LIMIT ?',
     ),
-    listMessagesFrom: database.prepare<[number, number], MessageRow>(
-      'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id >= ? ORDER BY id',
+    // LIMIT -1 is SQLite's "no limit".
+    listMessagesFrom: database.prepare<[number, number, number], MessageRow>(
+      'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id >= ? ORDER BY id LIMIT ?',
     ),
     lastUserMessage: database.prepare<[number], MessageRow>(
       "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND role = 'user' ORDER BY id DESC LIMIT 1",
@@ -288,7 +289,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
           : statements.listMessagesBefore.all(conversationId, before, limit);
       return rows.reverse().map(toMessage);
     },
-    listMessagesFrom: (conversationId, fromId) => statements.listMessagesFrom.all(conversationId, fromId).map(toMessage),
+    listMessagesFrom: (conversationId, fromId, limit = -1) => statements.listMessagesFrom.all(conversationId, fromId, limit).map(toMessage),
     search(query, limit) {
       const match = toSearchQuery(query);
       if (!match) return [];
