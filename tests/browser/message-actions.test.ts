@@ -36,7 +36,8 @@ async function assertTapTarget(locator: Locator, name: string): Promise<void> {
   const box = (await locator.boundingBox())!;
   assert.ok(box.height >= 44 && box.width >= 44, `${name} is ${box.width}x${box.height}px`);
   assert.ok(box.x >= 0 && box.x + box.width <= 390, `${name} is on screen`);
-  assert.ok(await locator.getAttribute('aria-label'), `${name} has an aria-label`);
+  const label = (await locator.getAttribute('aria-label')) ?? normalize(await locator.textContent());
+  assert.ok(label, `${name} has a name for screen readers`);
 }
 
 const threadText = (page: Page) => page.locator('#chat-thread').innerText().then(normalize);
@@ -125,6 +126,8 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
 
   await edit.tap();
   await editor.fill('Say <b>hello</b> instead');
+  await assertTapTarget(page.locator('.message-edit-save'), 'Save & send');
+  await screenshot(page, 'message-actions-editing');
   testApp.standin.enqueue({ content: 'Hello there, friend!', chunkDelayMs: 60 });
   await page.locator('.message-edit-save').tap();
   await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
