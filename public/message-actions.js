@@ -214,6 +214,32 @@
       if (model) values.model = model;
     }
     if (values.type === 'version') keepPlaceOfVersion(Number(values.messageId));
+    else if (values.type === 'edit' || values.type === 'regenerate') followNewReply();
+  });
+
+  /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
+  function followNewReply() {
+    const element = thread();
+    if (!element) return;
+    const observer = new MutationObserver(() => {
+      observer.disconnect();
+      element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(element, { childList: true });
+    setTimeout(() => observer.disconnect(), 5000);
+  }
+
+  // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
+  document.addEventListener('keydown', (event) => {
+    const editor = event.target instanceof Element ? event.target.closest('.message-editor') : null;
+    if (!editor) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      closeEditor(editor.closest('.chat-message'));
+    } else if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.isComposing) {
+      event.preventDefault();
+      editor.form?.requestSubmit();
+    }
   });
 
   /**

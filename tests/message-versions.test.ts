@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
-import { startChatHarness, type ChatSocket } from './support/test-app.js';
+import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
 
 function openStore(t: TestContext) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-versions-'));
@@ -234,4 +234,26 @@ test('socket: switching versions of a message far up the chat shows the thread f
   assert.deepEqual(shown, ids.slice(19));
   assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${ids[19]}"`));
   assert.match(back, /line 21<\/div>[\s\S]*1\/2/);
+});
+
+test('Copy reads a reply\'s Markdown from /messages/:id/markdown, for a logged-in session only', async (t) => {
+  const harness = await buildTestApp(t);
+  const store = createConversationStore(harness.database);
+  const { id } = store.createConversation('Copy', 'llama3');
+  const markdown = 'Some **bold** and <script>alert(1)</script>\n\n```js\nx < 1\n```';
+  const message = store.addMessage(id, 'assistant', markdown);
+
+  const anonymous = await harness.app.inject({ method: 'GET', url: `/messages/${message.id}/markdown` });
+  assert.equal(anonymous.statusCode, 302);
+  assert.match(String(anonymous.headers.location), /^\/login/);
+
+  const cookie = await harness.login();
+  const response = await harness.app.inject({ method: 'GET', url: `/messages/${message.id}/markdown`, headers: { cookie } });
+  assert.equal(response.statusCode, 200);
+  assert.equal(response.body, markdown, 'the Markdown exactly as written');
+  assert.match(String(response.headers['content-type']), /^text\/markdown; charset=utf-8/);
+  assert.equal(response.headers['x-content-type-options'], 'nosniff', 'never sniffed into HTML');
+  for (const url of ['/messages/999/markdown', '/messages/abc/markdown', '/messages/-1/markdown']) {
+    assert.equal((await harness.app.inject({ method: 'GET', url, headers: { cookie } })).statusCode, 404, url);
+  }
 });

@@ -9,7 +9,10 @@ import { after, before, test } from 'node:test';
 import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { assertNoPageErrors, chromiumArgs, chromiumPath, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
 import { lastAssistant, lastAssistantBody, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
-import { buildTestApp } from '../support/test-app.js';
+import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
+import { renderMarkdown } from '../../src/markdown/render-markdown.js';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let browser: Browser;
 before(async () => {
@@ -40,15 +43,28 @@ async function assertTapTarget(locator: Locator, name: string): Promise<void> {
   assert.ok(label, `${name} has a name for screen readers`);
 }
 
+/**
+ * A chat whose reply (with a code block) is already finished, opened in the page. Rendered here
+ * rather than by the server's Markdown worker, whose time limit may turn it into plain text on a
+ * loaded machine: what these tests look at is the page, not the worker.
+ */
+async function openSeededChat(testApp: TestApp, page: Page, baseUrl: string): Promise<void> {
+  const store = createConversationStore(testApp.database);
+  const conversation = store.createConversation('Show me code', 'llama3.2:latest');
+  store.addMessage(conversation.id, 'user', 'Show me code');
+  const answer = store.addMessage(conversation.id, 'assistant', reply, { model: 'llama3.2:latest' });
+  store.updateMessage(answer.id, { html: renderMarkdown(reply), html_version: markdownRendererVersion });
+  await page.goto(`${baseUrl}/c/${conversation.id}`);
+  await waitForSocket(page);
+}
+
 const threadText = (page: Page) => page.locator('#chat-thread').innerText().then(normalize);
 const userMessages = (page: Page) => page.locator('#chat-thread .chat-message-user');
 
 test('phone: copy a reply and a code block with navigator.clipboard', async (t) => {
   const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
-  testApp.standin.enqueue({ content: reply });
-  await send(page, 'Show me code');
-  assert.equal(await waitForReplyEnd(page), 'complete');
+  await openSeededChat(testApp, page, baseUrl);
 
   const codeCopy = lastAssistantBody(page).locator('.code-block .code-copy');
   await codeCopy.waitFor();
@@ -94,9 +110,7 @@ test('phone: copy works over plain HTTP on the LAN, where navigator.clipboard do
   await waitForSocket(page);
   assert.deepEqual(await page.evaluate(() => [window.isSecureContext, typeof navigator.clipboard]), [false, 'undefined']);
 
-  testApp.standin.enqueue({ content: reply });
-  await send(page, 'Show me code');
-  assert.equal(await waitForReplyEnd(page), 'complete');
+  await openSeededChat(testApp, page, lanUrl);
   await lastAssistantBody(page).locator('.code-copy').tap();
   await waitFor(page, () => (window as unknown as { __copied: string[] }).__copied.length === 1);
   await lastAssistant(page).locator('.message-copy').tap();
@@ -109,10 +123,8 @@ test('phone: copy works over plain HTTP on the LAN, where navigator.clipboard do
 });
 
 test('phone: edit a message, switch between versions, regenerate, and Retry a failed reply', async (t) => {
-  const { test: testApp, page } = await openChat(t, browser, { context: phone });
-  testApp.standin.enqueue({ content: reply });
-  await send(page, 'Show me code');
-  assert.equal(await waitForReplyEnd(page), 'complete');
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  await openSeededChat(testApp, page, baseUrl);
 
   // Edit: the text goes into an inline editor; Save & send answers the new text.
   const edit = userMessages(page).last().locator('.message-edit');
