@@ -213,7 +213,7 @@
       const model = document.getElementById('model-select')?.value;
       if (model) values.model = model;
     }
-    if (values.type === 'version') keepPlaceOfVersion(Number(values.messageId));
+    if (values.type === 'version') keepPlaceOfVersion(Number(values.messageId), String(values.direction));
     else if (values.type === 'edit' || values.type === 'regenerate') followNewReply();
   });
 
@@ -246,15 +246,24 @@
    * A version switch re-renders the thread: keep the message before the switched one where it was
    * on screen, so the new version appears in the same place instead of the view jumping.
    */
-  function keepPlaceOfVersion(messageId) {
+  function keepPlaceOfVersion(messageId, direction) {
     const element = thread();
-    const anchor = document.getElementById(`message-${messageId}`)?.previousElementSibling;
-    if (!element || !anchor?.id) return;
-    const offset = anchor.getBoundingClientRect().top;
+    if (!element) return;
+    const previous = document.getElementById(`message-${messageId}`)?.previousElementSibling;
+    const anchorId = previous?.classList.contains('chat-message') ? previous.id : '';
+    const offset = anchorId ? previous.getBoundingClientRect().top : 0;
     const observer = new MutationObserver(() => {
       observer.disconnect();
-      const again = document.getElementById(anchor.id);
+      const again = anchorId ? document.getElementById(anchorId) : null;
       if (again) element.scrollTop += again.getBoundingClientRect().top - offset;
+      // The version now shown sits after the anchor (or first): keep focus on its ‹ › and say where it is.
+      const shown = again ? again.nextElementSibling : element.querySelector('.chat-message');
+      const versions = shown?.querySelector('.message-versions');
+      if (!versions) return;
+      const same = versions.querySelector(direction === 'earlier' ? '.message-version-earlier' : '.message-version-later');
+      const other = versions.querySelector(direction === 'earlier' ? '.message-version-later' : '.message-version-earlier');
+      (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
+      announce(versions.getAttribute('aria-label') ?? '');
     });
     observer.observe(element, { childList: true });
     setTimeout(() => observer.disconnect(), 5000);

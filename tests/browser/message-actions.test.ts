@@ -160,6 +160,9 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   await earlier.tap();
   await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '1/2');
   assert.equal(normalize(await userMessages(page).last().locator('.chat-message-body').textContent()), 'Show me code');
+  // Focus stays on the version controls (on the first version ‹ is disabled, so ›), and the change is announced.
+  await waitFor(page, () => document.activeElement?.classList.contains('message-version-later') === true);
+  await waitFor(page, () => document.getElementById('chat-status')?.textContent === 'Version 1 of 2');
   assert.match(await threadText(page), /Here is some code:.*That is all\./);
   await lastAssistantBody(page).locator('.code-copy').waitFor();
   await userMessages(page).last().locator('.message-version-later').tap();
