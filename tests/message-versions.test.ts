@@ -146,10 +146,12 @@ test('socket: regenerate and Retry write the last reply again, keeping the old o
   assert.equal(store.getMessage(3)!.content, 'Second try worked.');
   assert.deepEqual(standin.requests[1]!.messages.slice(1).map((message) => message.content), ['Tell me a joke'], 'the failed reply is not sent to the model');
 
-  // Regenerate again: versions 1/3, 2/3, 3/3 on the reply.
+  // Regenerate again, with the model now picked: versions 1/3, 2/3, 3/3 on the reply.
   socket.messages.length = 0;
-  socket.send({ type: 'regenerate', messageId: 3 });
+  socket.send({ type: 'regenerate', messageId: 3, model: 'qwen3:latest' });
   await turnFinished();
+  assert.equal(standin.requests[2]!.model, 'qwen3:latest', 'written by the model picked now');
+  assert.equal(store.getConversation(1)!.model, 'qwen3:latest');
   const html = String(socket.messages.filter((message) => message.target === '#message-4').at(-1)!.content);
   assert.match(html, /3\/3/);
   assert.deepEqual(contents(store.listMessages(1)), ['Tell me a joke', 'Third answer.']);
