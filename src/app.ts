@@ -15,6 +15,7 @@ import { registerChatSocket } from './chat/chat-socket.js';
 import { registerExportRoutes } from './chat/export-routes.js';
 import { registerSendRoutes } from './chat/send-routes.js';
 import { registerTitleRoutes } from './chat/title-routes.js';
+import { createChatReader } from './chat/chat-reader.js';
 import { createChatView } from './chat/chat-view.js';
 import { ReplyHub } from './chat/reply-hub.js';
 import type { Config } from './config/config.js';
@@ -139,6 +140,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   });
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
+  const reader = createChatReader({ store, toolCalls, hub, view, attachments });
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
   const toolServices: ToolServices = {
     config,
@@ -228,7 +230,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
-    registerChatRoutes(authenticated, { store, toolCalls, hub, chatModel, chatService, view, attachments, visionModels });
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
@@ -237,7 +239,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, sessionSockets, attachments });
+      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, reader, sessionSockets });
     });
   });
 

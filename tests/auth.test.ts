@@ -25,7 +25,7 @@ test('the login page is served with strict security headers', async (t) => {
   assert.match(policy, /script-src 'self'(;|$)/);
   assert.match(policy, /frame-ancestors 'none'/);
   assert.equal(response.headers['x-content-type-options'], 'nosniff');
-  assert.equal(response.headers['referrer-policy'], 'no-referrer');
+  assert.equal(response.headers['referrer-policy'], 'same-origin');
 });
 
 test('a wrong password is refused with a message; the right one gives a new session', async (t) => {

@@ -28,7 +28,7 @@ test('every kind of response carries the security headers', async (t) => {
     assert.doesNotMatch(String(response.headers['content-security-policy']), /unsafe-inline|unsafe-eval/, where);
     assert.equal(response.headers['x-content-type-options'], 'nosniff', where);
     assert.equal(response.headers['x-frame-options'], 'SAMEORIGIN', where);
-    assert.equal(response.headers['referrer-policy'], 'no-referrer', where);
+    assert.equal(response.headers['referrer-policy'], 'same-origin', where);
   }
 });
 

@@ -62,12 +62,13 @@ export function isSameOrigin(request: FastifyRequest): boolean {
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Whether a state-changing request may come from where it says it comes from. Every current
- * browser sends Sec-Fetch-Site, and it decides alone: our Referrer-Policy (no-referrer) makes
- * Chromium send "Origin: null" even for our own forms. Without it (an older browser) the Origin
- * must be ours. A request from another origin (another port of this host included) is refused
- * whatever cookies and tokens it carries. A request with neither header is not from a browser's
- * page (curl, scripts) and still needs its session-bound CSRF token.
+ * Whether a state-changing request may come from where it says it comes from. Browsers send
+ * Sec-Fetch-Site to secure origins (HTTPS, localhost), and it decides alone. Without it (plain HTTP
+ * on the LAN, an older browser) the Origin must be ours: our Referrer-Policy (same-origin) lets
+ * our own pages send it, where no-referrer made Chromium send "Origin: null". A request from
+ * another origin (another port of this host included) is refused whatever cookies and tokens it
+ * carries. A request with neither header is not from a browser's page (curl, scripts) and still
+ * needs its session-bound CSRF token.
  */
 export function isAllowedChange(request: FastifyRequest): boolean {
   if (safeMethods.has(request.method)) return true;

@@ -3,28 +3,25 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { ModelGroup } from '../llm/chat-model.js';
 import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
-import type { AttachmentStore } from '../storage/attachment-store.js';
 import { markVisionOptions, type VisionModels } from '../photos/vision-models.js';
-import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
-import { toHistoryItemView, toMessageView, toSearchItemView, type ChatView, type MessageView } from './chat-view.js';
+import type { ChatReader } from './chat-reader.js';
+import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
-import { createMessageWindows } from './message-window.js';
+
+export { messagePageSize } from './chat-reader.js';
 
 export interface ChatRoutesDependencies {
   store: ConversationStore;
-  toolCalls: ToolCallStore;
   hub: ReplyHub;
   chatModel: ChatModel;
   chatService: ChatService;
   view: ChatView;
-  attachments: AttachmentStore;
   visionModels: VisionModels;
+  reader: ChatReader;
 }
 
 const historyPageSize = 100;
-/** Messages a chat opens with, and how many each scroll to the top adds above them. */
-export const messagePageSize = 40;
 
 interface ModelPickerGroup {
   backendId: string;
@@ -56,8 +53,7 @@ function toPickerGroup(group: ModelGroup): ModelPickerGroup {
 }
 
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
-  const { store, toolCalls, hub, chatModel, chatService, view, attachments, visionModels } = dependencies;
-  const windows = createMessageWindows({ store, toolCalls, hub, pageSize: messagePageSize });
+  const { store, hub, chatModel, chatService, view, reader, visionModels } = dependencies;
 
   /** The picker: one group per model server; a server that is down says so in its group. */
   async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean; photoRefusal: string }> {
@@ -77,29 +73,6 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return { groups, empty, photoRefusal, ...(notice ? { notice } : {}) };
   }
 
-  /**
-   * The newest messages (or those just before `before`), with their tool cards, and the address of
-   * the page before them when there is one. Only this page is read: a long chat opens as fast as a short one.
-   */
-  function messagePage(conversationId: number, before?: number): { messages: MessageView[]; earlierUrl: string | undefined } {
-    // One more than shown tells whether older messages exist.
-    const stored = store.listMessagesPage(conversationId, messagePageSize + 1, before);
-    const hasEarlier = stored.length > messagePageSize;
-    if (hasEarlier) stored.shift();
-    const live = hub.active(conversationId);
-    const photos = attachments.listForMessages(stored.filter((message) => message.role === 'user').map((message) => message.id));
-    const messages = stored.map((message) =>
-      toMessageView(
-        message,
-        live?.messageId === message.id ? live : undefined,
-        message.role === 'assistant' ? toolCalls.listForMessage(message.id) : undefined,
-        photos.get(message.id),
-      ),
-    );
-    const earlierUrl = hasEarlier ? `/c/${conversationId}/messages?before=${stored[0]!.id}` : undefined;
-    return { messages, earlierUrl };
-  }
-
   async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number) {
     const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
     if (conversationId !== undefined && !conversation) {
@@ -108,8 +81,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     const model = conversation?.model ?? (await chatService.defaultModel());
     const picker = await modelPicker(model);
     // Opened from a search result: the page around that message (falls back to the newest page).
-    const around = conversation && at !== undefined ? windows.around(conversation.id, at) : undefined;
-    const page = around ?? (conversation ? { ...messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
+    const around = conversation && at !== undefined ? reader.around(conversation.id, at) : undefined;
+    const page = around ?? (conversation ? { ...reader.messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
@@ -150,14 +123,14 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
         return reply.code(404).type('text/plain').send('That conversation does not exist.');
       }
-      return reply.view('partials/message-page', windows.after(id, after));
+      return reply.view('partials/message-page', reader.after(id, after));
     }
     const before = Number(request.query.before);
     if (!Number.isSafeInteger(before) || before <= 0) return reply.code(400).type('text/plain').send('before must be a message id.');
     if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
       return reply.code(404).type('text/plain').send('That conversation does not exist.');
     }
-    return reply.view('partials/message-page', messagePage(id, before));
+    return reply.view('partials/message-page', reader.messagePage(id, before));
   });
 
   app.get<{ Querystring: { q?: string } }>('/history', async (request, reply) => {

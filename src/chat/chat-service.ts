@@ -29,6 +29,9 @@ export interface SendResult {
   assistantMessage: StoredMessage;
 }
 
+/** Which neighbouring version to show. */
+export type VersionDirection = 'earlier' | 'later';
+
 export interface ChatServiceDependencies {
   store: ConversationStore;
   hub: ReplyHub;
@@ -65,20 +68,97 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     }
   }
 
+  /** The message text, trimmed; empty only when photos go with it. */
+  function checkText(raw: string, allowEmpty = false): string {
+    const text = raw.trim();
+    if (text.length === 0 && !allowEmpty) throw new ChatInputError('Type a message first.');
+    if (text.length > maxMessageCharacters) {
+      throw new ChatInputError(
+        `That message is ${text.length.toLocaleString('en')} characters; the limit is ${maxMessageCharacters.toLocaleString('en')}. Shorten it or split it.`,
+      );
+    }
+    return text;
+  }
+
+  /** A shown message of a conversation with no reply running: the only state in which the thread may change shape. */
+  function changeableMessage(messageId: number): { message: StoredMessage; conversation: Conversation } {
+    const message = store.getMessage(messageId);
+    const conversation = message && store.getConversation(message.conversationId);
+    if (!message || !conversation) throw new ChatInputError('That message no longer exists. Reload the page.');
+    if (hub.active(conversation.id)) throw new ChatInputError('A reply is still being written. Wait for it or press Stop.');
+    if (message.hidden) throw new ChatInputError('That message is an earlier version that is not shown now. Reload the page.');
+    return { message, conversation };
+  }
+
+  /** The model asked for (the picker), else the chat's; saved on the chat when it changes. */
+  function useModel(conversation: Conversation, requested: string | undefined): Conversation {
+    if (!requested || requested === conversation.model) return conversation;
+    store.setConversationModel(conversation.id, requested);
+    return { ...conversation, model: requested };
+  }
+
+  /** Starts a reply in a new assistant message after what the thread shows; pages re-render the thread. */
+  function startReply(conversation: Conversation, assistantMessage: StoredMessage): void {
+    hub.publish(conversation.id, { type: 'thread-changed' });
+    hub.track(replyRunner.runTurn(conversation, assistantMessage));
+  }
+
   return {
     defaultModel,
 
+    /**
+     * Replaces one of the person's messages with new text and answers it again. The old message
+     * and everything after it are kept as an earlier version (‹ 1/2 › on the message).
+     */
+    async editMessage(request: { messageId: number; text: string; model?: string }): Promise<{ userMessage: StoredMessage; assistantMessage: StoredMessage }> {
+      const found = changeableMessage(request.messageId);
+      if (found.message.role !== 'user') throw new ChatInputError('Only your own messages can be edited.');
+      // The photos of the edited message go with its new version.
+      const photos = attachments.listForMessages([found.message.id]).get(found.message.id) ?? [];
+      const text = checkText(request.text, photos.length > 0);
+      const conversation = useModel(found.conversation, request.model);
+      if (photos.length > 0 && !(await visionModels.canSee(conversation.model))) {
+        throw new ChatInputError(await visionModels.refusal(conversation.model));
+      }
+      const userMessage = store.branchFrom(conversation.id, found.message.id, 'user', text);
+      attachments.copyToMessage(found.message.id, conversation.id, userMessage.id);
+      const assistantMessage = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
+      startReply(conversation, assistantMessage);
+      return { userMessage, assistantMessage };
+    },
+
+    /**
+     * Writes the last reply again (also the Retry of a failed one). The reply it replaces is kept
+     * as an earlier version. `messageId` is a message of that reply, so a stale page cannot
+     * regenerate a different turn.
+     */
+    regenerate(request: { messageId: number; model?: string }): StoredMessage {
+      const found = changeableMessage(request.messageId);
+      const lastUser = store.lastUserMessage(found.conversation.id);
+      if (found.message.role !== 'assistant' || !lastUser || found.message.id < lastUser.id) {
+        throw new ChatInputError('Only the last reply can be written again.');
+      }
+      const conversation = useModel(found.conversation, request.model);
+      const assistantMessage = store.branchFrom(conversation.id, lastUser.id + 1, 'assistant', '', { status: 'streaming', model: conversation.model });
+      startReply(conversation, assistantMessage);
+      return assistantMessage;
+    },
+
+    /** Shows the previous or next version of a message (and the replies that went with it). */
+    showVersion(request: { messageId: number; direction: VersionDirection }): void {
+      const { message, conversation } = changeableMessage(request.messageId);
+      const { ids, index } = store.versionsOf(message);
+      const targetId = ids[index + (request.direction === 'earlier' ? -1 : 1)];
+      if (targetId === undefined) throw new ChatInputError(`There is no ${request.direction} version of that message.`);
+      store.showVersion(message.id, targetId);
+      hub.publish(conversation.id, { type: 'thread-changed', fromId: message.parentId ?? targetId });
+    },
+
     /** Saves the person's message first, then starts the reply in the background. */
     async sendMessage(request: SendRequest, beforeReply?: (conversation: Conversation, created: boolean) => void): Promise<SendResult> {
-      const text = request.text.trim();
       const photoIds = request.attachmentIds ?? [];
       // Photos alone are a message too.
-      if (text.length === 0 && photoIds.length === 0) throw new ChatInputError('Type a message first.');
-      if (text.length > maxMessageCharacters) {
-        throw new ChatInputError(
-          `That message is ${text.length.toLocaleString('en')} characters; the limit is ${maxMessageCharacters.toLocaleString('en')}. Shorten it or split it.`,
-        );
-      }
+      const text = checkText(request.text, photoIds.length > 0);
       let conversation = request.conversationId === undefined ? undefined : store.getConversation(request.conversationId);
       if (request.conversationId !== undefined && !conversation) {
         throw new ChatInputError('That conversation no longer exists. Start a new chat.');

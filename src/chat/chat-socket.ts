@@ -2,15 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
-import type { AttachmentStore } from '../storage/attachment-store.js';
 import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
+import type { ChatReader } from './chat-reader.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
 import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
 import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
-import { toHistoryItemView, toMessageView, toToolCallView, type ChatView } from './chat-view.js';
+import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
 import { createSocketSender, type SocketSender } from './socket-sender.js';
 
@@ -24,8 +24,8 @@ export interface ChatSocketDependencies {
   approvals: ApprovalDesk;
   hub: ReplyHub;
   view: ChatView;
+  reader: ChatReader;
   sessionSockets: SessionSockets;
-  attachments: Pick<AttachmentStore, 'listForMessages'>;
 }
 
 interface SendCommand {
@@ -45,7 +45,7 @@ function parseConversationId(value: unknown): number | undefined {
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, toolCalls, approvals, hub, view, sessionSockets, attachments } = dependencies;
+  const { chatService, store, toolCalls, approvals, hub, view, reader, sessionSockets } = dependencies;
 
   app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
     const sender = createSocketSender(socket);
@@ -56,19 +56,6 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
     const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
 
-    const renderMessage = (messageId: number) => {
-      const message = store.getMessage(messageId);
-      if (!message) return undefined;
-      const live = hub.active(message.conversationId);
-      const photos = message.role === 'user' ? attachments.listForMessages([messageId]).get(messageId) : undefined;
-      return view.message(toMessageView(message, live?.messageId === messageId ? live : undefined, toolCalls.listForMessage(messageId), photos));
-    };
-
-    const renderToolCall = (toolCallId: number) => {
-      const call = toolCalls.get(toolCallId);
-      return call && view.toolCard(toToolCallView(call));
-    };
-
     const onEvent = (event: ReplyEvent) => {
       switch (event.type) {
         case 'delta':
@@ -76,27 +63,30 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           sender.appendText(`#message-${event.messageId}-body`, event.content);
           break;
         case 'message-added': {
-          const html = renderMessage(event.messageId);
+          const html = reader.messageHtml(event.messageId);
           if (html) sender.swap('#chat-thread', 'beforeend', html);
           break;
         }
         case 'message-updated': {
-          const html = renderMessage(event.messageId);
+          const html = reader.messageHtml(event.messageId);
           if (html) sender.swap(`#message-${event.messageId}`, 'outerHTML', html);
           break;
         }
         case 'tool-call-added': {
-          const html = renderToolCall(event.toolCallId);
+          const html = reader.toolCardHtml(event.toolCallId);
           if (html) sender.swap(`#message-${event.messageId}-tools`, 'beforeend', html);
           break;
         }
         case 'tool-call-updated': {
-          const html = renderToolCall(event.toolCallId);
+          const html = reader.toolCardHtml(event.toolCallId);
           if (html) sender.swap(`#tool-call-${event.toolCallId}`, 'outerHTML', html);
           break;
         }
         case 'notice':
           showError(event.text);
+          break;
+        case 'thread-changed':
+          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId));
           break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
@@ -110,23 +100,21 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       unsubscribe = hub.subscribe(id, onEvent);
     };
 
-    // Catch up: a reloaded page or a phone waking up gets the conversation as it is now. The page
-    // says the last message it shows (`after`): that one is rendered again, newer ones are added.
+    // Catch up: a reloaded page or a phone waking up gets the conversation as it is now.
     const query = request.query as Record<string, unknown>;
     const requested = parseConversationId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
-      // Only what the page may have missed is read, not the whole conversation (long chats page).
-      const shownUpTo =
-        parseConversationId(query.after) ?? store.listMessagesPage(requested, 40).findLast((message) => message.role === 'assistant')?.id;
       // A page showing a window away from the newest end (opened at a search match) loads newer
       // messages itself, page by page: catching up would pour all of them into it.
       const partialWindow = query.window === 'partial';
-      for (const message of shownUpTo === undefined || partialWindow ? [] : store.listMessagesFrom(requested, shownUpTo)) {
-        const html = renderMessage(message.id);
-        if (!html) continue;
-        if (message.id === shownUpTo) sender.swap(`#message-${message.id}`, 'outerHTML', html);
-        else sender.swap('#chat-thread', 'beforeend', html);
+      const missed = partialWindow ? { items: [] } : reader.catchUp(requested, parseConversationId(query.after));
+      if ('threadHtml' in missed) sender.swap('#chat-thread', 'innerHTML', missed.threadHtml);
+      else {
+        for (const item of missed.items) {
+          if (item.replace) sender.swap(`#message-${item.messageId}`, 'outerHTML', item.html);
+          else sender.swap('#chat-thread', 'beforeend', item.html);
+        }
       }
     }
 
@@ -158,6 +146,33 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       }
     }
 
+    /** Edit, regenerate (Retry) and version switches: each checked and done by chat-service. */
+    async function handleThreadCommand(type: string, command: Record<string, unknown>): Promise<void> {
+      const messageId = parseConversationId(command.messageId);
+      if (messageId === undefined) return showError('That request did not say which message. Reload the page.');
+      const model = typeof command.model === 'string' && command.model ? command.model : undefined;
+      const message = store.getMessage(messageId);
+      try {
+        // The page acts on the conversation it shows; follow it so the new thread comes back here.
+        if (message && message.conversationId !== conversationId) follow(message.conversationId);
+        if (type === 'edit') {
+          await chatService.editMessage({ messageId, text: typeof command.message === 'string' ? command.message : '', model });
+        } else if (type === 'regenerate') {
+          chatService.regenerate({ messageId, model });
+        } else {
+          const direction = command.direction;
+          if (direction !== 'earlier' && direction !== 'later') return showError('That request did not say which version. Reload the page.');
+          chatService.showVersion({ messageId, direction });
+        }
+      } catch (error) {
+        if (error instanceof ChatInputError) showError(error.message);
+        else {
+          log.error({ err: error }, `${type} failed`);
+          showError('That could not be done. Nothing changed; try again.');
+        }
+      }
+    }
+
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // The login may have expired while the page stayed open.
       if (!isAuthenticated(request)) return socket.close(loggedOutCloseCode, 'Log in again');
@@ -176,6 +191,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       }
       const type = (command as { type?: unknown }).type;
       if (type === 'send') return void handleSend(command as SendCommand);
+      if (type === 'edit' || type === 'regenerate' || type === 'version') return void handleThreadCommand(type, command as Record<string, unknown>);
       if (type === 'approval') {
         const { toolCallId, decision, always } = command as { toolCallId?: unknown; decision?: unknown; always?: unknown };
         const call = toolCalls.get(Number(toolCallId));

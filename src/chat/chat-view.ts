@@ -23,6 +23,8 @@ export interface MessageView {
   createdAt: number;
   /** Photos the person sent with the message. */
   photos: PhotoView[];
+  /** Set when the message has other versions (an edit, a regenerated reply): "‹ 2/3 ›". */
+  versions?: { position: number; count: number };
 }
 
 export interface PhotoView {
@@ -176,6 +178,7 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation, que
 export function createChatView(eta: Eta) {
   return {
     message: (message: MessageView) => eta.render('./partials/message', { message }),
+    messagePage: (page: { messages: MessageView[]; earlierUrl: string | undefined }) => eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
     historyList: (conversations: HistoryItemView[], query = '') =>

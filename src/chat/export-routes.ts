@@ -21,7 +21,10 @@ function fileName(id: number, title: string, extension: string): string {
   return `hearth-conversation-${id}${slug ? `-${slug}` : ''}.${extension}`;
 }
 
-/** GET /c/:id/export.md and /c/:id/export.json: the conversation as a download (register inside the logged-in scope). */
+/**
+ * GET /c/:id/export.md and /c/:id/export.json: the conversation as a download; GET /messages/:id/markdown:
+ * one message's Markdown (register inside the logged-in scope).
+ */
 export function registerExportRoutes(app: FastifyInstance, dependencies: ExportRoutesDependencies): void {
   const { store, toolCalls, attachments } = dependencies;
 
@@ -46,6 +49,14 @@ export function registerExportRoutes(app: FastifyInstance, dependencies: ExportR
     const exported = exportOf(request.params.id, reply);
     if (!exported) return reply;
     return download(reply, fileName(exported.conversation.id, exported.conversation.title, 'md'), 'text/markdown; charset=utf-8', conversationMarkdown(exported));
+  });
+
+  // One message's Markdown, for Copy: fetched when asked instead of sent twice in every page.
+  app.get<{ Params: { id: string } }>('/messages/:id/markdown', async (request, reply) => {
+    const id = Number(request.params.id);
+    const message = Number.isSafeInteger(id) && id > 0 ? store.getMessage(id) : undefined;
+    if (!message) return reply.code(404).type('text/plain; charset=utf-8').send('That message does not exist (it may have been deleted).');
+    return reply.header('Cache-Control', 'no-store').type('text/markdown; charset=utf-8').send(message.content);
   });
 
   app.get<{ Params: { id: string } }>('/c/:id/export.json', async (request, reply) => {

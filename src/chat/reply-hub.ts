@@ -12,6 +12,11 @@ export type ReplyEvent =
   | { type: 'tool-call-added'; messageId: number; toolCallId: number }
   | { type: 'tool-call-updated'; toolCallId: number }
   | { type: 'notice'; text: string }
+  /**
+   * Messages were hidden or shown (an edit, a regeneration, another version): render the thread
+   * again, from `fromId` on when the change happened there (a version of an older message).
+   */
+  | { type: 'thread-changed'; fromId?: number }
   | { type: 'reply-finished' };
 
 export interface ActiveReply {

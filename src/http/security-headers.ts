@@ -25,7 +25,10 @@ export async function registerSecurityHeaders(app: FastifyInstance, options: { h
     },
     // HSTS only where the server itself speaks HTTPS; on plain LAN HTTP it would lock people out.
     strictTransportSecurity: options.https,
-    referrerPolicy: { policy: 'no-referrer' },
+    // same-origin, not no-referrer: over plain HTTP on the LAN browsers send no Sec-Fetch-Site, and
+    // with no-referrer Chromium sends "Origin: null" for our own forms, so logging in was refused.
+    // Other sites still get no Referer (and Origin: null), and are refused.
+    referrerPolicy: { policy: 'same-origin' },
     crossOriginEmbedderPolicy: false,
   });
 }

@@ -37,6 +37,8 @@ export interface AttachmentStore {
   listUnsent(ids: number[]): StoredAttachment[];
   /** Attaches unsent photos to a message; returns how many were linked. */
   linkToMessage(ids: number[], conversationId: number, messageId: number): number;
+  /** Gives a new version of a message (an edit) the photos of the message it replaces; returns how many. */
+  copyToMessage(fromMessageId: number, conversationId: number, toMessageId: number): number;
   /** Photos of these messages, by message id, in upload order. */
   listForMessages(messageIds: number[]): Map<number, StoredAttachment[]>;
   listForConversation(conversationId: number): StoredAttachment[];
@@ -93,6 +95,10 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
     link: database.prepare<[number, number, string]>(
       'UPDATE attachments SET conversation_id = ?, message_id = ? WHERE message_id IS NULL AND id IN (SELECT value FROM json_each(?))',
     ),
+    copyToMessage: database.prepare<[number, number, number]>(
+      `INSERT INTO attachments (conversation_id, message_id, mime, bytes, size, width, height, thumbnail, created_at)
+       SELECT ?, ?, mime, bytes, size, width, height, thumbnail, created_at FROM attachments WHERE message_id = ? ORDER BY id`,
+    ),
     listForMessages: database.prepare<[string], AttachmentRow>(
       `SELECT ${columns} FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`,
     ),
@@ -120,6 +126,7 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
     listUnsent: (ids) => (ids.length === 0 ? [] : statements.listUnsent.all(JSON.stringify(ids)).map(toAttachment)),
     linkToMessage: (ids, conversationId, messageId) =>
       ids.length === 0 ? 0 : statements.link.run(conversationId, messageId, JSON.stringify(ids)).changes,
+    copyToMessage: (fromMessageId, conversationId, toMessageId) => statements.copyToMessage.run(conversationId, toMessageId, fromMessageId).changes,
     listForMessages(messageIds) {
       const byMessage = new Map<number, StoredAttachment[]>();
       if (messageIds.length === 0) return byMessage;

@@ -27,6 +27,17 @@ export interface StoredMessage {
   html: string | null;
   htmlVersion: number | null;
   createdAt: number;
+  /** The message this one follows (null for a conversation's first); its versions share it. */
+  parentId: number | null;
+  /** Part of an earlier version, not of the thread shown. */
+  hidden: boolean;
+}
+
+/** The versions of a message: the ids of its siblings (same parent, same role), oldest first. */
+export interface MessageVersions {
+  ids: number[];
+  /** Where the message itself is in `ids`. */
+  index: number;
 }
 
 export interface SearchHit {
@@ -60,14 +71,34 @@ export interface ConversationStore {
   addMessage(conversationId: number, role: MessageRole, content: string, options?: { status?: MessageStatus; model?: string }): StoredMessage;
   updateMessage(id: number, changes: MessageChanges): void;
   getMessage(id: number): StoredMessage | undefined;
+  /** The thread shown: every message not hidden, oldest first. */
   listMessages(conversationId: number): StoredMessage[];
   /** Up to `limit` messages older than `before` (or the newest, without it), oldest first. */
   listMessagesPage(conversationId: number, limit: number, before?: number): StoredMessage[];
-  /** The message `fromId` and every later one, oldest first (what a reconnecting page missed). */
-  listMessagesFrom(conversationId: number, fromId: number): StoredMessage[];
+  /** The message `fromId` and every later one (or the first `limit`), oldest first (what a reconnecting page missed). */
+  listMessagesFrom(conversationId: number, fromId: number, limit?: number): StoredMessage[];
   /** Up to `limit` messages newer than `after`, oldest first (the page below a window opened at a search match). */
   listMessagesAfter(conversationId: number, after: number, limit: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
+  /** The newest shown message written by the person. */
+  lastUserMessage(conversationId: number): StoredMessage | undefined;
+  versionsOf(message: StoredMessage): MessageVersions;
+  /**
+   * Starts a new version: hides the shown message `fromId` and every shown one after it (kept as
+   * an earlier version), then adds the new message after what is left, in one transaction.
+   */
+  branchFrom(
+    conversationId: number,
+    fromId: number,
+    role: MessageRole,
+    content: string,
+    options?: { status?: MessageStatus; model?: string },
+  ): StoredMessage;
+  /**
+   * Shows version `targetId` in place of the shown message `messageId` (its sibling): hides the
+   * thread from `messageId` on and shows the target with, below it, its newest replies.
+   */
+  showVersion(messageId: number, targetId: number): void;
   /** Replies left 'streaming' by a crash are marked failed, keeping their text. */
   closeInterruptedReplies(reason: string): number;
 }
@@ -85,6 +116,8 @@ interface MessageRow {
   html: string | null;
   html_version: number | null;
   created_at: number;
+  parent_id: number | null;
+  hidden: number;
 }
 
 interface ConversationRow {
@@ -116,6 +149,8 @@ const toMessage = (row: MessageRow): StoredMessage => ({
   html: row.html,
   htmlVersion: row.html_version,
   createdAt: row.created_at,
+  parentId: row.parent_id,
+  hidden: row.hidden !== 0,
 });
 
 /** Turns what a person types into an FTS5 query: every word must match, as a prefix, with no operators. */
@@ -145,22 +180,39 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     setAutomaticTitle: database.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ? AND title_set_by_person = 0'),
     touchConversation: database.prepare<[number, number]>('UPDATE conversations SET updated_at = ? WHERE id = ?'),
     deleteConversation: database.prepare<[number]>('DELETE FROM conversations WHERE id = ?'),
-    insertMessage: database.prepare<[number, MessageRole, string, MessageStatus, string | null, number, number], MessageRow>(
-      `INSERT INTO messages (conversation_id, role, content, status, model, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    // A new message follows the last one shown.
+    insertMessage: database.prepare<[number, MessageRole, string, MessageStatus, string | null, number, number, number], MessageRow>(
+      `INSERT INTO messages (conversation_id, role, content, status, model, created_at, updated_at, parent_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?,
+         (SELECT MAX(id) FROM messages WHERE conversation_id = ? AND hidden = 0)) RETURNING *`,
     ),
     selectMessage: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?'),
-    listMessages: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id'),
-    // Both walk messages_by_conversation (conversation_id, id) backwards: no sort, no full scan.
+    listMessages: database.prepare<[number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id'),
+    // Both walk messages_visible (conversation_id, id) WHERE hidden = 0 backwards: no sort, no full scan.
     listNewestMessages: database.prepare<[number, number], MessageRow>(
-      'SELECT * FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?',
+      'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id DESC LIMIT ?',
     ),
     listMessagesBefore: database.prepare<[number, number, number], MessageRow>(
-      'SELECT * FROM messages WHERE conversation_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id < ? ORDER BY id DESC LIMIT ?',
     ),
-    listMessagesFrom: database.prepare<[number, number], MessageRow>('SELECT * FROM messages WHERE conversation_id = ? AND id >= ? ORDER BY id'),
+    // LIMIT -1 is SQLite's "no limit".
+    listMessagesFrom: database.prepare<[number, number, number], MessageRow>(
+      'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id >= ? ORDER BY id LIMIT ?',
+    ),
+    lastUserMessage: database.prepare<[number], MessageRow>(
+      "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND role = 'user' ORDER BY id DESC LIMIT 1",
+    ),
+    // IS, not =: the first messages of a conversation have no parent and are versions of each other.
+    listSiblings: database.prepare<[number, number | null, MessageRole], { id: number }>(
+      'SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? AND role = ? ORDER BY id',
+    ),
+    newestChild: database.prepare<[number, number], { id: number }>(
+      'SELECT id FROM messages WHERE conversation_id = ? AND parent_id = ? ORDER BY id DESC LIMIT 1',
+    ),
+    hideFrom: database.prepare<[number, number]>('UPDATE messages SET hidden = 1 WHERE conversation_id = ? AND hidden = 0 AND id >= ?'),
+    show: database.prepare<[number]>('UPDATE messages SET hidden = 0 WHERE id = ?'),
     listMessagesAfter: database.prepare<[number, number, number], MessageRow>(
-      'SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?',
+      'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id > ? ORDER BY id LIMIT ?',
     ),
     search: database.prepare<[string, number], { conversation_id: number; title: string; message_id: number; snippet: string }>(
       `SELECT m.conversation_id, c.title, m.id AS message_id,
@@ -168,7 +220,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
        FROM messages_search
        JOIN messages m ON m.id = messages_search.rowid
        JOIN conversations c ON c.id = m.conversation_id
-       WHERE messages_search MATCH ?
+       WHERE messages_search MATCH ? AND m.hidden = 0
        ORDER BY rank
        LIMIT ?`,
     ),
@@ -182,11 +234,31 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
   const addMessage = database.transaction(
     (conversationId: number, role: MessageRole, content: string, status: MessageStatus, model: string | null) => {
       const time = now();
-      const row = statements.insertMessage.get(conversationId, role, content, status, model, time, time)!;
+      const row = statements.insertMessage.get(conversationId, role, content, status, model, time, time, conversationId)!;
       statements.touchConversation.run(time, conversationId);
       return toMessage(row);
     },
   );
+
+  const branchFrom = database.transaction(
+    (conversationId: number, fromId: number, role: MessageRole, content: string, status: MessageStatus, model: string | null) => {
+      statements.hideFrom.run(conversationId, fromId);
+      return addMessage(conversationId, role, content, status, model);
+    },
+  );
+
+  const showVersion = database.transaction((messageId: number, targetId: number) => {
+    const message = statements.selectMessage.get(messageId);
+    const target = statements.selectMessage.get(targetId);
+    if (!message || !target || message.hidden || target.conversation_id !== message.conversation_id) return;
+    if (target.parent_id !== message.parent_id || target.role !== message.role) return;
+    statements.hideFrom.run(message.conversation_id, message.id);
+    // The target, then repeatedly its newest reply: a path, so ids keep growing down it.
+    for (let id: number | undefined = target.id; id !== undefined; id = statements.newestChild.get(message.conversation_id, id)?.id) {
+      statements.show.run(id);
+    }
+    statements.touchConversation.run(now(), message.conversation_id);
+  });
 
   return {
     createConversation(title, model) {
@@ -230,7 +302,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
           : statements.listMessagesBefore.all(conversationId, before, limit);
       return rows.reverse().map(toMessage);
     },
-    listMessagesFrom: (conversationId, fromId) => statements.listMessagesFrom.all(conversationId, fromId).map(toMessage),
+    listMessagesFrom: (conversationId, fromId, limit = -1) => statements.listMessagesFrom.all(conversationId, fromId, limit).map(toMessage),
     listMessagesAfter: (conversationId, after, limit) => statements.listMessagesAfter.all(conversationId, after, limit).map(toMessage),
     search(query, limit) {
       const match = toSearchQuery(query);
@@ -243,5 +315,16 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       }));
     },
     closeInterruptedReplies: (reason) => statements.closeInterrupted.run(reason, now()).changes,
+    lastUserMessage(conversationId) {
+      const row = statements.lastUserMessage.get(conversationId);
+      return row && toMessage(row);
+    },
+    versionsOf(message) {
+      const ids = statements.listSiblings.all(message.conversationId, message.parentId, message.role).map((row) => row.id);
+      return { ids, index: ids.indexOf(message.id) };
+    },
+    branchFrom: (conversationId, fromId, role, content, options = {}) =>
+      branchFrom(conversationId, fromId, role, content, options.status ?? 'complete', options.model ?? null),
+    showVersion: (messageId, targetId) => showVersion(messageId, targetId),
   };
 }

@@ -171,6 +171,20 @@ const migrations: string[] = [
   CREATE INDEX attachments_by_conversation ON attachments (conversation_id, id);
   CREATE INDEX attachments_unsent ON attachments (created_at) WHERE message_id IS NULL;
   `,
+  // Edited messages and regenerated replies keep the turns they replace as earlier versions.
+  // Messages form a tree (parent_id); the thread shown is the one path whose messages are not
+  // hidden, in id order (a child is always newer than its parent). Versions of a message are its
+  // siblings: same parent, same role. Existing chats are one straight path.
+  `
+  ALTER TABLE messages ADD COLUMN parent_id INTEGER;
+  ALTER TABLE messages ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
+  UPDATE messages SET parent_id = (
+    SELECT MAX(earlier.id) FROM messages AS earlier
+    WHERE earlier.conversation_id = messages.conversation_id AND earlier.id < messages.id
+  );
+  CREATE INDEX messages_visible ON messages (conversation_id, id) WHERE hidden = 0;
+  CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id, id);
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */

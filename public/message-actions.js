@@ -1,0 +1,285 @@
+// Message actions: copy a reply or a code block, edit one of your messages, and the details of
+// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send).
+(() => {
+  'use strict';
+  const thread = () => document.getElementById('chat-thread');
+  const feedbackMs = 1600;
+
+  /** Plain HTTP on the LAN has no navigator.clipboard: copy through a selected, off-screen textarea. */
+  function copyWithSelection(text) {
+    const active = document.activeElement;
+    const area = document.createElement('textarea');
+    area.value = text;
+    // readonly: no keyboard pops up on a phone; fixed and transparent: the page does not scroll.
+    area.setAttribute('readonly', '');
+    area.setAttribute('aria-hidden', 'true');
+    area.className = 'copy-buffer';
+    document.body.append(area);
+    area.select();
+    area.setSelectionRange(0, text.length);
+    let copied = false;
+    try {
+      copied = document.execCommand('copy');
+    } catch {
+      copied = false;
+    }
+    area.remove();
+    if (active instanceof HTMLElement) active.focus({ preventScroll: true });
+    return copied;
+  }
+
+  /** Copies a text, or the text a promise gives (a reply's Markdown being fetched). */
+  async function copyText(textOrPromise) {
+    try {
+      if (navigator.clipboard && window.isSecureContext) {
+        try {
+          // A ClipboardItem takes the promise at once, inside the tap, as Safari requires.
+          if (typeof textOrPromise !== 'string' && window.ClipboardItem) {
+            const blob = Promise.resolve(textOrPromise).then((text) => new Blob([text], { type: 'text/plain' }));
+            await navigator.clipboard.write([new window.ClipboardItem({ 'text/plain': blob })]);
+          } else {
+            await navigator.clipboard.writeText(await textOrPromise);
+          }
+          return true;
+        } catch {
+          // Refused (no permission, page not focused): the selection way may still work.
+        }
+      }
+      return copyWithSelection(await textOrPromise);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * A reply's Markdown, from the server (pages do not carry it twice). Asked for when a finger
+   * touches Copy, so it is usually here by the time the tap ends; a few are kept.
+   */
+  const sources = new Map();
+  function replySource(url) {
+    let source = sources.get(url);
+    if (!source) {
+      source = fetch(url, { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return response.text();
+      });
+      source.catch(() => sources.delete(url));
+      if (sources.size >= 20) sources.delete(sources.keys().next().value);
+      sources.set(url, source);
+    }
+    return source;
+  }
+
+  function announce(text) {
+    const status = document.getElementById('chat-status');
+    if (!status) return;
+    status.textContent = '';
+    requestAnimationFrame(() => { status.textContent = text; });
+  }
+
+  /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
+  function showCopied(button, copied) {
+    button.classList.toggle('is-copied', copied);
+    button.classList.toggle('is-copy-failed', !copied);
+    button.dataset.feedback = copied ? 'Copied' : 'Copy failed';
+    announce(copied ? 'Copied' : 'Copying failed: select the text and copy it by hand.');
+    clearTimeout(Number(button.dataset.feedbackTimer));
+    button.dataset.feedbackTimer = String(setTimeout(() => {
+      button.classList.remove('is-copied', 'is-copy-failed');
+      delete button.dataset.feedback;
+    }, feedbackMs));
+  }
+
+  function languageOf(block) {
+    const code = block.querySelector('code');
+    const match = /(?:^|\s)language-([\w+#.-]{1,20})(?:\s|$)/.exec(code?.className ?? '');
+    return match ? match[1] : '';
+  }
+
+  /**
+   * A bar with a Copy button above each code block of a finished reply. Added here, so the stored
+   * HTML stays as rendered; the labels come from CSS (data-*), so the reply's text is unchanged.
+   */
+  function addCodeCopyButtons() {
+    const blocks = document.querySelectorAll('#chat-thread .chat-message-assistant:not(.chat-message-streaming) .chat-message-body pre');
+    for (const block of blocks) {
+      if (block.parentElement?.classList.contains('code-block')) continue;
+      const wrapper = document.createElement('div');
+      wrapper.className = 'code-block';
+      const bar = document.createElement('div');
+      bar.className = 'code-block-bar';
+      const language = languageOf(block);
+      if (language) bar.dataset.language = language;
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'button code-copy';
+      button.setAttribute('aria-label', language ? `Copy ${language} code` : 'Copy code');
+      bar.append(button);
+      block.before(wrapper);
+      wrapper.append(bar, block);
+    }
+  }
+
+  /** Swaps the message's text for an editor in place; Save & send goes over the socket as an 'edit'. */
+  function openEditor(message, messageId) {
+    if (message.querySelector('.message-edit-form')) return;
+    const body = message.querySelector('.chat-message-body');
+    const form = document.createElement('form');
+    form.className = 'message-edit-form';
+    form.setAttribute('hx-ws:send', '');
+    const fields = { type: 'edit', messageId };
+    for (const [name, value] of Object.entries(fields)) {
+      const field = document.createElement('input');
+      field.type = 'hidden';
+      field.name = name;
+      field.value = value;
+      form.append(field);
+    }
+    const label = document.createElement('label');
+    label.className = 'visually-hidden';
+    label.htmlFor = `message-${messageId}-editor`;
+    label.textContent = 'Edit your message';
+    const editor = document.createElement('textarea');
+    editor.id = `message-${messageId}-editor`;
+    editor.name = 'message';
+    editor.className = 'message-editor';
+    editor.rows = 3;
+    editor.value = body?.textContent ?? '';
+    const limit = document.getElementById('chat-input')?.getAttribute('maxlength');
+    if (limit) editor.maxLength = Number(limit);
+    const buttons = document.createElement('div');
+    buttons.className = 'message-edit-buttons';
+    const cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.className = 'button message-edit-cancel';
+    cancel.textContent = 'Cancel';
+    const save = document.createElement('button');
+    save.type = 'submit';
+    save.className = 'button button-primary message-edit-save';
+    save.textContent = 'Save & send';
+    buttons.append(cancel, save);
+    form.append(label, editor, buttons);
+    (body ?? message).after(form);
+    message.classList.add('is-editing');
+    window.htmx?.process(form);
+    editor.focus();
+    editor.setSelectionRange(editor.value.length, editor.value.length);
+  }
+
+  function closeEditor(message) {
+    message.querySelector('.message-edit-form')?.remove();
+    message.classList.remove('is-editing');
+    message.querySelector('.message-edit')?.focus();
+  }
+
+  document.addEventListener('pointerdown', (event) => {
+    const copyReply = event.target instanceof Element ? event.target.closest('#chat-thread .message-copy') : null;
+    if (copyReply) void replySource(copyReply.dataset.source).catch(() => undefined);
+  });
+
+  document.addEventListener('click', (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    const message = target?.closest('#chat-thread .chat-message');
+    if (!target || !message) return;
+    const copyReply = target.closest('.message-copy');
+    if (copyReply) {
+      void copyText(replySource(copyReply.dataset.source)).then((copied) => showCopied(copyReply, copied));
+      return;
+    }
+    const copyCode = target.closest('.code-copy');
+    if (copyCode) {
+      const code = copyCode.closest('.code-block')?.querySelector('pre');
+      // The renderer ends every block with a newline; a pasted snippet should not.
+      void copyText((code?.textContent ?? '').replace(/\n$/, '')).then((copied) => showCopied(copyCode, copied));
+      return;
+    }
+    const edit = target.closest('.message-edit');
+    if (edit) {
+      openEditor(message, message.id.replace('message-', ''));
+      return;
+    }
+    if (target.closest('.message-edit-cancel')) closeEditor(message);
+  });
+
+  // An empty edit is not sent. Edits and regenerations use the model picked now, like Send.
+  document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
+    const values = event.detail.message.values;
+    if (values.type === 'edit' && !String(values.message ?? '').trim()) {
+      event.detail.cancelled = true;
+      event.preventDefault();
+      return;
+    }
+    if (values.type === 'edit' || values.type === 'regenerate') {
+      const model = document.getElementById('model-select')?.value;
+      if (model) values.model = model;
+    }
+    if (values.type === 'version') keepPlaceOfVersion(Number(values.messageId), String(values.direction));
+    else if (values.type === 'edit' || values.type === 'regenerate') followNewReply();
+  });
+
+  /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
+  function followNewReply() {
+    const element = thread();
+    if (!element) return;
+    const observer = new MutationObserver(() => {
+      observer.disconnect();
+      element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(element, { childList: true });
+    setTimeout(() => observer.disconnect(), 5000);
+  }
+
+  // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
+  document.addEventListener('keydown', (event) => {
+    const editor = event.target instanceof Element ? event.target.closest('.message-editor') : null;
+    if (!editor) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      closeEditor(editor.closest('.chat-message'));
+    } else if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.isComposing) {
+      event.preventDefault();
+      editor.form?.requestSubmit();
+    }
+  });
+
+  /**
+   * A version switch re-renders the thread: keep the message before the switched one where it was
+   * on screen, so the new version appears in the same place instead of the view jumping.
+   */
+  function keepPlaceOfVersion(messageId, direction) {
+    const element = thread();
+    if (!element) return;
+    const previous = document.getElementById(`message-${messageId}`)?.previousElementSibling;
+    const anchorId = previous?.classList.contains('chat-message') ? previous.id : '';
+    const offset = anchorId ? previous.getBoundingClientRect().top : 0;
+    const observer = new MutationObserver(() => {
+      observer.disconnect();
+      const again = anchorId ? document.getElementById(anchorId) : null;
+      if (again) element.scrollTop += again.getBoundingClientRect().top - offset;
+      // The version now shown sits after the anchor (or first): keep focus on its ‹ › and say where it is.
+      const shown = again ? again.nextElementSibling : element.querySelector('.chat-message');
+      const versions = shown?.querySelector('.message-versions');
+      if (!versions) return;
+      const same = versions.querySelector(direction === 'earlier' ? '.message-version-earlier' : '.message-version-later');
+      const other = versions.querySelector(direction === 'earlier' ? '.message-version-later' : '.message-version-earlier');
+      (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
+      announce(versions.getAttribute('aria-label') ?? '');
+    });
+    observer.observe(element, { childList: true });
+    setTimeout(() => observer.disconnect(), 5000);
+  }
+
+  function watchThread() {
+    const element = thread();
+    if (!element) return;
+    addCodeCopyButtons();
+    // New and re-rendered messages are children of the thread; streamed text (deeper) does not fire this.
+    new MutationObserver(addCodeCopyButtons).observe(element, { childList: true });
+    // Should a finished reply ever be updated in place rather than replaced, catch it when nothing streams.
+    document.addEventListener('htmx:ws:after:message:incoming', () => {
+      if (!element.querySelector('.chat-message-streaming')) addCodeCopyButtons();
+    });
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watchThread);
+  else watchThread();
+})();

@@ -1,0 +1,175 @@
+import type { AttachmentStore } from '../storage/attachment-store.js';
+import type { ConversationStore, StoredMessage } from '../storage/conversation-store.js';
+import type { ToolCallStore } from '../storage/tool-call-store.js';
+import { toMessageView, toToolCallView, type ChatView, type MessageView } from './chat-view.js';
+import type { ReplyHub } from './reply-hub.js';
+
+export interface ChatReaderDependencies {
+  store: ConversationStore;
+  toolCalls: ToolCallStore;
+  hub: ReplyHub;
+  view: ChatView;
+  attachments: Pick<AttachmentStore, 'listForMessages'>;
+}
+
+/** Messages a chat opens with, and how many each scroll to the top adds above them. */
+export const messagePageSize = 40;
+
+export interface MessagePage {
+  messages: MessageView[];
+  /** The address of the page before this one, when older messages exist. */
+  earlierUrl: string | undefined;
+}
+
+/** A slice that need not end at the newest message (opened at a search match), with the loader below it. */
+export interface MessageWindow extends MessagePage {
+  /** Set while newer messages exist below the window: the page then is not at the newest end. */
+  laterUrl: string | undefined;
+}
+
+/** Most messages one re-rendered thread holds (10 pages): past that it opens at the newest again. */
+const maxThreadMessages = messagePageSize * 10;
+
+/** One message a reconnecting page missed: `replace` when the page shows it already (it may have changed). */
+export interface CatchUpItem {
+  messageId: number;
+  replace: boolean;
+  html: string;
+}
+
+/**
+ * The chat as the person sees it: the one place that turns stored messages, live reply text and
+ * tool calls into views and HTML, for the page routes and the socket alike.
+ */
+export function createChatReader(dependencies: ChatReaderDependencies) {
+  const { store, toolCalls, hub, view, attachments } = dependencies;
+
+  /**
+   * Stored messages with the live text of the reply writing into one of them, if any, their tool
+   * cards, the person's photos and their versions. Photos are read for all of them at once.
+   */
+  function toViews(messages: StoredMessage[]): MessageView[] {
+    const photos = attachments.listForMessages(messages.filter((message) => message.role === 'user').map((message) => message.id));
+    return messages.map((message) => {
+      const live = hub.active(message.conversationId);
+      const view = toMessageView(
+        message,
+        live?.messageId === message.id ? live : undefined,
+        message.role === 'assistant' ? toolCalls.listForMessage(message.id) : undefined,
+        photos.get(message.id),
+      );
+      const versions = store.versionsOf(message);
+      if (versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
+      return view;
+    });
+  }
+
+  const toView = (message: StoredMessage): MessageView => toViews([message])[0]!;
+  const earlierUrlOf = (conversationId: number, firstId: number) => `/c/${conversationId}/messages?before=${firstId}`;
+  const laterUrlOf = (conversationId: number, lastId: number) => `/c/${conversationId}/messages?after=${lastId}`;
+  // A search match is mostly read forward: fewer messages above it than below.
+  const shownAboveMatch = Math.floor(messagePageSize / 3);
+
+  /**
+   * The newest messages (or those just before `before`), with their tool cards. Only this page is
+   * read: a long chat opens as fast as a short one.
+   */
+  function messagePage(conversationId: number, before?: number): MessagePage {
+    // One more than shown tells whether older messages exist.
+    const stored = store.listMessagesPage(conversationId, messagePageSize + 1, before);
+    const hasEarlier = stored.length > messagePageSize;
+    if (hasEarlier) stored.shift();
+    const messages = toViews(stored);
+    const earlierUrl = hasEarlier ? earlierUrlOf(conversationId, stored[0]!.id) : undefined;
+    return { messages, earlierUrl };
+  }
+
+  /**
+   * The page around `messageId` (a search match), or undefined when that message is not shown in
+   * this conversation. Only the window is read, so a match far back opens as fast as the newest page.
+   */
+  function around(conversationId: number, messageId: number): MessageWindow | undefined {
+    // From the match on (one more than shown tells whether newer ones exist); ids are integers.
+    const fromMatch = store.listMessagesAfter(conversationId, messageId - 1, messagePageSize - shownAboveMatch + 1);
+    if (fromMatch[0]?.id !== messageId) return undefined;
+    const hasLater = fromMatch.length > messagePageSize - shownAboveMatch;
+    if (hasLater) fromMatch.pop();
+    const above = store.listMessagesPage(conversationId, shownAboveMatch + 1, messageId);
+    const hasEarlier = above.length > shownAboveMatch;
+    if (hasEarlier) above.shift();
+    const stored = [...above, ...fromMatch];
+    return {
+      messages: toViews(stored),
+      earlierUrl: hasEarlier ? earlierUrlOf(conversationId, stored[0]!.id) : undefined,
+      laterUrl: hasLater ? laterUrlOf(conversationId, stored.at(-1)!.id) : undefined,
+    };
+  }
+
+  /** The page just after `after`, with a loader below it while more exist. */
+  function after(conversationId: number, afterId: number): MessageWindow {
+    const stored = store.listMessagesAfter(conversationId, afterId, messagePageSize + 1);
+    const hasLater = stored.length > messagePageSize;
+    if (hasLater) stored.pop();
+    return {
+      messages: toViews(stored),
+      earlierUrl: undefined,
+      laterUrl: hasLater && stored.length > 0 ? laterUrlOf(conversationId, stored.at(-1)!.id) : undefined,
+    };
+  }
+
+  /** One message as HTML, as it is now (live text while it streams); undefined when it is gone. */
+  function messageHtml(messageId: number): string | undefined {
+    const message = store.getMessage(messageId);
+    return message && view.message(toView(message));
+  }
+
+  function toolCardHtml(toolCallId: number): string | undefined {
+    const call = toolCalls.get(toolCallId);
+    return call && view.toolCard(toToolCallView(call));
+  }
+
+  /**
+   * The thread as HTML, for #chat-thread after its shape changed: the newest page, or, when the
+   * change was further up (`fromId`, a version of an older message), everything from there down,
+   * so the person still sees what they changed. Bounded: a change very far up shows the newest page.
+   */
+  function threadHtml(conversationId: number, fromId?: number): string {
+    const newest = messagePage(conversationId);
+    const oldestShown = newest.messages[0]?.id;
+    if (fromId === undefined || newest.earlierUrl === undefined || oldestShown === undefined || fromId >= oldestShown) {
+      return view.messagePage(newest);
+    }
+    const from = store.listMessagesFrom(conversationId, fromId, maxThreadMessages + 1);
+    if (from.length > maxThreadMessages || from[0]?.id !== fromId) return view.messagePage(newest);
+    const hasEarlier = store.listMessagesPage(conversationId, 1, fromId).length > 0;
+    return view.messagePage({
+      messages: toViews(from),
+      earlierUrl: hasEarlier ? `/c/${conversationId}/messages?before=${fromId}` : undefined,
+    });
+  }
+
+  /**
+   * What a reloaded page or a phone waking up missed. The page says the last message it shows
+   * (`shownUpTo`): that one is rendered again, newer ones are added. Without it, from the last
+   * reply among the newest page. Only those messages are read, not the whole conversation.
+   * When the page shows a version that is no longer shown, the whole thread is sent instead.
+   */
+  function catchUp(conversationId: number, shownUpTo?: number): { threadHtml: string } | { items: CatchUpItem[] } {
+    if (shownUpTo !== undefined) {
+      const shown = store.getMessage(shownUpTo);
+      if (!shown || shown.conversationId !== conversationId || shown.hidden) return { threadHtml: threadHtml(conversationId) };
+    }
+    const from = shownUpTo ?? store.listMessagesPage(conversationId, messagePageSize).findLast((message) => message.role === 'assistant')?.id;
+    if (from === undefined) return { items: [] };
+    const items = toViews(store.listMessagesFrom(conversationId, from)).map((message) => ({
+      messageId: message.id,
+      replace: message.id === from,
+      html: view.message(message),
+    }));
+    return { items };
+  }
+
+  return { messagePage, around, after, messageHtml, toolCardHtml, threadHtml, catchUp };
+}
+
+export type ChatReader = ReturnType<typeof createChatReader>;

@@ -1,0 +1,210 @@
+/**
+ * Message actions on a phone (390x844, touch): copy a reply and a code block (with and without
+ * navigator.clipboard, as over plain HTTP on the LAN), edit a message and move between versions,
+ * regenerate the last reply, and Retry a failed one.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import { assertNoPageErrors, chromiumArgs, chromiumPath, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
+import { lastAssistant, lastAssistantBody, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
+import { renderMarkdown } from '../../src/markdown/render-markdown.js';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
+
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const phone: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+const code = 'const ok = 1 < 2 && "quoted";\nconsole.log(ok);';
+const reply = `Here is **some code**:\n\n\`\`\`js\n${code}\n\`\`\`\n\nThat is all.`;
+
+/** Saves a screenshot for people to look at when HEARTH_SCREENSHOTS names a folder. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const folder = process.env.HEARTH_SCREENSHOTS;
+  if (!folder) return;
+  fs.mkdirSync(folder, { recursive: true });
+  await page.screenshot({ path: `${folder}/${name}.png` });
+}
+
+async function assertTapTarget(locator: Locator, name: string): Promise<void> {
+  assert.equal(await locator.isVisible(), true, `${name} is visible without hovering`);
+  const box = (await locator.boundingBox())!;
+  assert.ok(box.height >= 44 && box.width >= 44, `${name} is ${box.width}x${box.height}px`);
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `${name} is on screen`);
+  const label = (await locator.getAttribute('aria-label')) ?? normalize(await locator.textContent());
+  assert.ok(label, `${name} has a name for screen readers`);
+}
+
+/**
+ * A chat whose reply (with a code block) is already finished, opened in the page. Rendered here
+ * rather than by the server's Markdown worker, whose time limit may turn it into plain text on a
+ * loaded machine: what these tests look at is the page, not the worker.
+ */
+async function openSeededChat(testApp: TestApp, page: Page, baseUrl: string): Promise<void> {
+  const store = createConversationStore(testApp.database);
+  const conversation = store.createConversation('Show me code', 'llama3.2:latest');
+  store.addMessage(conversation.id, 'user', 'Show me code');
+  const answer = store.addMessage(conversation.id, 'assistant', reply, { model: 'llama3.2:latest' });
+  store.updateMessage(answer.id, { html: renderMarkdown(reply), html_version: markdownRendererVersion });
+  await page.goto(`${baseUrl}/c/${conversation.id}`);
+  await waitForSocket(page);
+}
+
+const threadText = (page: Page) => page.locator('#chat-thread').innerText().then(normalize);
+const userMessages = (page: Page) => page.locator('#chat-thread .chat-message-user');
+
+test('phone: copy a reply and a code block with navigator.clipboard', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  await openSeededChat(testApp, page, baseUrl);
+
+  const codeCopy = lastAssistantBody(page).locator('.code-block .code-copy');
+  await codeCopy.waitFor();
+  await assertTapTarget(codeCopy, 'the code copy button');
+  assert.equal(await codeCopy.getAttribute('aria-label'), 'Copy js code');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), normalize(`Here is some code:\n${code}\nThat is all.`), 'the button adds no text to the reply');
+  await codeCopy.tap();
+  await waitFor(page, () => document.querySelector('.code-copy')?.getAttribute('data-feedback') === 'Copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code);
+
+  const copyReply = lastAssistant(page).locator('.message-copy');
+  await assertTapTarget(copyReply, 'Copy reply');
+  await copyReply.tap();
+  await waitFor(page, () => document.querySelector('.message-copy')?.getAttribute('data-feedback') === 'Copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), reply, 'the reply is copied as its Markdown');
+  assert.equal(await page.locator('#chat-status').textContent(), 'Copied');
+  await screenshot(page, 'message-actions-copied');
+  assertNoPageErrors(page);
+});
+
+test('phone: copy works over plain HTTP on the LAN, where navigator.clipboard does not exist', async (t) => {
+  // A LAN name, not localhost: Chromium treats the page as not secure, as at http://<home-server>:8888.
+  const lanBrowser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [...chromiumArgs, '--host-resolver-rules=MAP hearth-home.lan 127.0.0.1'],
+  });
+  t.after(() => lanBrowser.close());
+  const testApp = await buildTestApp(t);
+  const lanUrl = (await testApp.listen()).replace('127.0.0.1', 'hearth-home.lan');
+  const { page } = await newPage(t, lanBrowser, phone);
+  await trackSocket(page);
+  // Records what each copy puts on the clipboard (the selected text of the helper textarea).
+  await page.addInitScript(() => {
+    const copied: string[] = [];
+    (window as unknown as { __copied: string[] }).__copied = copied;
+    document.addEventListener('copy', (event) => {
+      const field = event.target as HTMLTextAreaElement;
+      copied.push(field.value.slice(field.selectionStart, field.selectionEnd));
+    });
+  });
+  await loginInBrowser(page, lanUrl);
+  await waitForSocket(page);
+  assert.deepEqual(await page.evaluate(() => [window.isSecureContext, typeof navigator.clipboard]), [false, 'undefined']);
+
+  await openSeededChat(testApp, page, lanUrl);
+  await lastAssistantBody(page).locator('.code-copy').tap();
+  await waitFor(page, () => (window as unknown as { __copied: string[] }).__copied.length === 1);
+  await lastAssistant(page).locator('.message-copy').tap();
+  await waitFor(page, () => (window as unknown as { __copied: string[] }).__copied.length === 2);
+  assert.deepEqual(await page.evaluate(() => (window as unknown as { __copied: string[] }).__copied), [code, reply]);
+  await waitFor(page, () => document.querySelector('.message-copy')?.getAttribute('data-feedback') === 'Copied');
+  assert.equal(await page.locator('.copy-buffer').count(), 0, 'the helper textarea is gone');
+  // Chromium notes that it ignores Cross-Origin-Opener-Policy on a plain-HTTP origin: not an app error.
+  assertNoPageErrors(page, [/Cross-Origin-Opener-Policy header has been ignored/]);
+});
+
+test('phone: edit a message, switch between versions, regenerate, and Retry a failed reply', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  await openSeededChat(testApp, page, baseUrl);
+
+  // Edit: the text goes into an inline editor; Save & send answers the new text.
+  const edit = userMessages(page).last().locator('.message-edit');
+  await assertTapTarget(edit, 'Edit');
+  await edit.tap();
+  const editor = page.locator('#chat-thread .message-editor');
+  assert.equal(await editor.inputValue(), 'Show me code');
+  await page.locator('.message-edit-cancel').tap();
+  assert.equal(await editor.count(), 0, 'Cancel closes the editor');
+  assert.equal(normalize(await userMessages(page).last().locator('.chat-message-body').textContent()), 'Show me code');
+
+  await edit.tap();
+  await editor.fill('Say <b>hello</b> instead');
+  await assertTapTarget(page.locator('.message-edit-save'), 'Save & send');
+  await screenshot(page, 'message-actions-editing');
+  testApp.standin.enqueue({ content: 'Hello there, friend!', chunkDelayMs: 60 });
+  await page.locator('.message-edit-save').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
+  // While the new reply streams, nothing that reshapes the thread can be tapped.
+  if ((await lastAssistant(page).getAttribute('data-status')) === 'streaming') {
+    assert.equal(await page.locator('.message-version-earlier').isVisible(), false, 'versions wait while a reply streams');
+  }
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Hello there, friend!');
+  assert.equal(normalize(await userMessages(page).last().locator('.chat-message-body').textContent()), 'Say <b>hello</b> instead', 'shown as text');
+  assert.equal(await page.locator('#chat-thread .chat-message-user b').count(), 0);
+  assert.ok(!(await threadText(page)).includes('That is all'), 'the old reply is not in the thread');
+  await screenshot(page, 'message-actions-edited');
+
+  // ‹ shows the first version with its reply (and its code block's button) again; › goes back.
+  const earlier = userMessages(page).last().locator('.message-version-earlier');
+  await assertTapTarget(earlier, 'Earlier version');
+  await earlier.tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '1/2');
+  assert.equal(normalize(await userMessages(page).last().locator('.chat-message-body').textContent()), 'Show me code');
+  // Focus stays on the version controls (on the first version ‹ is disabled, so ›), and the change is announced.
+  await waitFor(page, () => document.activeElement?.classList.contains('message-version-later') === true);
+  await waitFor(page, () => document.getElementById('chat-status')?.textContent === 'Version 1 of 2');
+  assert.match(await threadText(page), /Here is some code:.*That is all\./);
+  await lastAssistantBody(page).locator('.code-copy').waitFor();
+  await userMessages(page).last().locator('.message-version-later').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Hello there, friend!');
+
+  // Regenerate: a new reply, the old one a version of it.
+  testApp.standin.enqueue({ content: 'Hello again!' });
+  const regenerate = lastAssistant(page).locator('.message-regenerate');
+  await assertTapTarget(regenerate, 'Regenerate');
+  await regenerate.tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Hello again!');
+  await lastAssistant(page).locator('.message-version-earlier').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant .message-version-position')?.textContent === '1/2');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Hello there, friend!');
+
+  // A failed reply (the model server errs) offers Retry, which answers without retyping.
+  testApp.standin.enqueue({ status: 500, error: 'model runner crashed' });
+  await send(page, 'And now?');
+  assert.equal(await waitForReplyEnd(page), 'failed');
+  const retry = lastAssistant(page).locator('.message-retry');
+  await assertTapTarget(retry, 'Retry');
+  assert.equal(await page.locator('.message-regenerate:visible').count(), 0, 'only the last reply offers Regenerate, and a failed one says Retry');
+  await screenshot(page, 'message-actions-failed');
+  testApp.standin.enqueue({ content: 'Recovered.' });
+  await retry.tap();
+  try {
+    await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant:last-of-type')?.getAttribute('data-status') === 'complete'
+      && document.querySelector('#chat-thread .chat-message-assistant:last-of-type .chat-message-body')?.textContent?.trim() === 'Recovered.');
+  } catch (error) {
+    throw new Error(`Retry did not answer; the thread shows: ${(await threadText(page)).slice(-600)}`, { cause: error });
+  }
+  assert.equal(await userMessages(page).count(), 2);
+  assert.equal(normalize(await userMessages(page).last().locator('.chat-message-body').textContent()), 'And now?');
+  assert.equal(testApp.standin.requests.at(-1)!.messages.at(-1)!.content, 'And now?', 'the retry asked the same question');
+
+  // The reloaded page shows the same thread and versions.
+  await page.reload();
+  await page.locator('#chat-thread .chat-message').first().waitFor();
+  assert.match(await threadText(page), /Say <b>hello<\/b> instead.*2\/2.*Hello there, friend!.*1\/2.*And now\?.*Recovered\./);
+  await screenshot(page, 'message-actions-versions');
+  assertNoPageErrors(page, [/status of 500/]);
+});

@@ -1,0 +1,261 @@
+/**
+ * Editing a message and writing a reply again keep what they replace as earlier versions: the
+ * store's tree of messages, what every reader of the thread sees, and the socket commands.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { createConversationStore } from '../src/storage/conversation-store.js';
+import { openDatabase } from '../src/storage/database.js';
+import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
+
+function openStore(t: TestContext) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-versions-'));
+  const database = openDatabase(dataDir);
+  t.after(() => {
+    database.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return createConversationStore(database);
+}
+
+const contents = (messages: Array<{ content: string }>) => messages.map((message) => message.content);
+
+test('store: a new version hides the turns it replaces; switching back shows them again', (t) => {
+  const store = openStore(t);
+  const { id } = store.createConversation('Versions', 'llama3');
+  const question = store.addMessage(id, 'user', 'Q1');
+  const answer = store.addMessage(id, 'assistant', 'A1');
+  const followUp = store.addMessage(id, 'user', 'Q2');
+  const secondAnswer = store.addMessage(id, 'assistant', 'A2');
+  assert.deepEqual([question.parentId, answer.parentId, followUp.parentId], [null, question.id, answer.id], 'each message follows the one before');
+
+  // Edit Q1: it and everything after it leave the thread.
+  const edited = store.branchFrom(id, question.id, 'user', 'Q1 edited');
+  const editedAnswer = store.addMessage(id, 'assistant', 'A1 edited');
+  assert.equal(edited.parentId, null, 'the new version has the parent of the message it replaces');
+  assert.deepEqual(contents(store.listMessages(id)), ['Q1 edited', 'A1 edited']);
+  assert.equal(store.getMessage(secondAnswer.id)!.hidden, true, 'kept, hidden');
+  assert.deepEqual(store.versionsOf(store.getMessage(edited.id)!), { ids: [question.id, edited.id], index: 1 });
+  assert.deepEqual(store.versionsOf(store.getMessage(editedAnswer.id)!).ids, [editedAnswer.id], 'a reply to one version is not a version of another');
+
+  // Back to version 1: the old thread returns whole, the edit is kept hidden.
+  store.showVersion(edited.id, question.id);
+  assert.deepEqual(contents(store.listMessages(id)), ['Q1', 'A1', 'Q2', 'A2']);
+  assert.equal(store.getMessage(editedAnswer.id)!.hidden, true);
+  assert.equal(store.versionsOf(store.getMessage(question.id)!).index, 0);
+
+  // Regenerate the last reply: A2 becomes an earlier version of A2'.
+  const regenerated = store.branchFrom(id, followUp.id + 1, 'assistant', 'A2 again');
+  assert.equal(regenerated.parentId, followUp.id);
+  assert.deepEqual(contents(store.listMessages(id)), ['Q1', 'A1', 'Q2', 'A2 again']);
+  assert.deepEqual(store.versionsOf(regenerated).ids, [secondAnswer.id, regenerated.id]);
+  assert.equal(store.lastUserMessage(id)!.id, followUp.id);
+
+  // Forward to the edit and back: the path under Q1 is its newest replies (A2 again).
+  store.showVersion(question.id, edited.id);
+  assert.deepEqual(contents(store.listMessages(id)), ['Q1 edited', 'A1 edited']);
+  store.showVersion(edited.id, question.id);
+  assert.deepEqual(contents(store.listMessages(id)), ['Q1', 'A1', 'Q2', 'A2 again']);
+
+  // A switch to something that is not a sibling, or from a hidden message, changes nothing.
+  store.showVersion(question.id, followUp.id);
+  store.showVersion(secondAnswer.id, regenerated.id);
+  assert.deepEqual(contents(store.listMessages(id)), ['Q1', 'A1', 'Q2', 'A2 again']);
+});
+
+test('store: paging, catch-up and search read only the thread shown', (t) => {
+  const store = openStore(t);
+  const { id } = store.createConversation('Paging', 'llama3');
+  const ids: number[] = [];
+  for (let index = 1; index <= 10; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `zebra ${index}`).id);
+  // Edit message 5: messages 5..10 are hidden, two new ones follow message 4.
+  store.branchFrom(id, ids[4]!, 'user', 'zebra edited');
+  store.addMessage(id, 'assistant', 'zebra answer');
+  const shown = ['zebra 1', 'zebra 2', 'zebra 3', 'zebra 4', 'zebra edited', 'zebra answer'];
+  assert.deepEqual(contents(store.listMessagesPage(id, 3)), shown.slice(-3));
+  assert.deepEqual(contents(store.listMessagesPage(id, 10, ids[9]!)), shown.slice(0, 4), 'before a hidden id: only shown ones');
+  assert.deepEqual(contents(store.listMessagesFrom(id, ids[3]!)), shown.slice(3));
+  const hits = store.search('zebra', 50).map((hit) => hit.messageId);
+  assert.equal(hits.length, 6);
+  assert.ok(!hits.includes(ids[9]!), 'hidden versions are not found by search');
+});
+
+/** Waits for the thread to be re-rendered and returns its HTML. */
+async function nextThread(socket: ChatSocket, seen: number): Promise<string> {
+  await socket.waitFor(() => socket.messages.filter((message) => message.target === '#chat-thread' && message.swap === 'innerHTML').length > seen);
+  return String(socket.messages.filter((message) => message.target === '#chat-thread' && message.swap === 'innerHTML').at(-1)!.content);
+}
+const threadSwaps = (socket: ChatSocket) => socket.messages.filter((message) => message.target === '#chat-thread' && message.swap === 'innerHTML').length;
+
+test('socket: edit answers the new text with only the shown history, and the old turn is a version', async (t) => {
+  const { socket, standin, store, turnFinished } = await startChatHarness(t);
+  standin.enqueue({ content: 'Paris.' }, { content: 'About 2 million.' }, { content: 'Lyon is smaller.' });
+  socket.send({ type: 'send', message: 'Capital of France?' });
+  await turnFinished();
+  socket.messages.length = 0;
+  socket.send({ type: 'send', message: 'How many people live there?', conversationId: '1' });
+  await turnFinished();
+
+  socket.messages.length = 0;
+  socket.send({ type: 'edit', messageId: 3, message: 'How many people live in Lyon?' });
+  const thread = await nextThread(socket, 0);
+  // The re-rendered thread: the edit with ‹ 2/2 ›, and its reply streaming.
+  assert.match(thread, /id="message-5"[\s\S]*How many people live in Lyon\?[\s\S]*aria-label="Earlier version"[\s\S]*2\/2/);
+  assert.match(thread, /id="message-6"[^>]*data-status="streaming"/);
+  assert.ok(!thread.includes('About 2 million'), 'the replaced reply is not shown');
+  await turnFinished();
+  assert.deepEqual(
+    standin.requests[2]!.messages.slice(1).map((message) => `${message.role}:${message.content}`),
+    ['user:Capital of France?', 'assistant:Paris.', 'user:How many people live in Lyon?'],
+    'the model sees only the visible path',
+  );
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', 'Paris.', 'How many people live in Lyon?', 'Lyon is smaller.']);
+
+  // ‹ back to version 1: the old question and its answer return.
+  const seen = threadSwaps(socket);
+  socket.send({ type: 'version', messageId: 5, direction: 'earlier' });
+  const earlier = await nextThread(socket, seen);
+  assert.match(earlier, /How many people live there\?[\s\S]*1\/2[\s\S]*About 2 million\./);
+  assert.ok(!earlier.includes('Lyon'));
+  socket.send({ type: 'version', messageId: 3, direction: 'earlier' });
+  await socket.waitFor((message) => String(message.content).includes('There is no earlier version'));
+
+  // The export follows the thread shown.
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', 'Paris.', 'How many people live there?', 'About 2 million.']);
+});
+
+test('socket: regenerate and Retry write the last reply again, keeping the old one as a version', async (t) => {
+  const { socket, standin, store, turnFinished } = await startChatHarness(t);
+  standin.enqueue({ status: 500, error: 'model runner crashed' }, { content: 'Second try worked.' }, { content: 'Third answer.' });
+  socket.send({ type: 'send', message: 'Tell me a joke' });
+  await turnFinished();
+  const failed = store.getMessage(2)!;
+  assert.equal(failed.status, 'failed');
+  const failedHtml = String(socket.messages.filter((message) => message.target === '#message-2').at(-1)!.content);
+  assert.match(failedHtml, /class="button button-primary message-retry"[^>]*aria-label="Retry this reply"/);
+
+  // Retry = regenerate on the failed reply.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 2 });
+  const retried = await nextThread(socket, 0);
+  assert.match(retried, /id="message-3"[^>]*data-status="streaming"/);
+  await turnFinished();
+  assert.equal(store.getMessage(3)!.content, 'Second try worked.');
+  assert.deepEqual(standin.requests[1]!.messages.slice(1).map((message) => message.content), ['Tell me a joke'], 'the failed reply is not sent to the model');
+
+  // Regenerate again, with the model now picked: versions 1/3, 2/3, 3/3 on the reply.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 3, model: 'qwen3:latest' });
+  await turnFinished();
+  assert.equal(standin.requests[2]!.model, 'qwen3:latest', 'written by the model picked now');
+  assert.equal(store.getConversation(1)!.model, 'qwen3:latest');
+  const html = String(socket.messages.filter((message) => message.target === '#message-4').at(-1)!.content);
+  assert.match(html, /3\/3/);
+  assert.deepEqual(contents(store.listMessages(1)), ['Tell me a joke', 'Third answer.']);
+
+  // A stale page asking to regenerate a reply that is not the last one is refused.
+  socket.send({ type: 'regenerate', messageId: 1 });
+  await socket.waitFor((message) => String(message.content).includes('Only the last reply can be written again'));
+});
+
+test('socket: nothing reshapes the thread while a reply streams, and bad commands are refused', async (t) => {
+  const { socket, standin, store, turnFinished } = await startChatHarness(t);
+  standin.enqueue({ content: 'one two three four five six', chunkDelayMs: 80 });
+  socket.send({ type: 'send', message: 'Count' });
+  await socket.waitFor((message) => message.target === '#message-2-body');
+  socket.send({ type: 'edit', messageId: 1, message: 'Count slowly' });
+  await socket.waitFor((message) => String(message.content).includes('still being written'));
+  socket.send({ type: 'regenerate', messageId: 2 });
+  await turnFinished();
+  assert.equal(socket.messages.filter((message) => String(message.content).includes('still being written')).length, 2);
+  assert.deepEqual(contents(store.listMessages(1)), ['Count', 'one two three four five six'], 'nothing changed');
+
+  socket.send({ type: 'edit', messageId: 2, message: 'Not mine' });
+  await socket.waitFor((message) => String(message.content).includes('Only your own messages can be edited'));
+  socket.send({ type: 'edit', messageId: 1, message: '   ' });
+  await socket.waitFor((message) => String(message.content).includes('Type a message first'));
+  socket.send({ type: 'edit', messageId: 1, message: 'y'.repeat(40_000) });
+  await socket.waitFor((message) => String(message.content).includes('the limit is 32,000'));
+  socket.send({ type: 'version', messageId: 999, direction: 'later' });
+  await socket.waitFor((message) => String(message.content).includes('That message no longer exists'));
+  socket.send({ type: 'version', messageId: 1, direction: 'sideways' });
+  await socket.waitFor((message) => String(message.content).includes('did not say which version'));
+  assert.equal(standin.requests.length, 1, 'no refused command reached the model');
+  assert.deepEqual(contents(store.listMessages(1)), ['Count', 'one two three four five six']);
+});
+
+test('socket: an edit with <script> stays text, and a page showing an old version gets the new thread on reconnect', async (t) => {
+  const { socket, standin, turnFinished, baseUrl, cookies } = await startChatHarness(t);
+  standin.enqueue({ content: 'First.' }, { content: 'Second.' });
+  socket.send({ type: 'send', message: 'Hello' });
+  await turnFinished();
+  socket.messages.length = 0;
+  socket.send({ type: 'edit', messageId: 1, message: '<script>alert(1)</script> hi' });
+  const thread = await nextThread(socket, 0);
+  assert.ok(!thread.includes('<script>alert'), 'escaped');
+  assert.match(thread, /&lt;script&gt;alert\(1\)&lt;\/script&gt; hi/);
+  await turnFinished();
+
+  // A page that still shows message 2 (now hidden) reconnects: it gets the whole thread.
+  const { openChatSocket } = await import('./support/test-app.js');
+  const stale = await openChatSocket(baseUrl, cookies, '1&after=2');
+  t.after(() => stale.close());
+  const fresh = await nextThread(stale, 0);
+  assert.match(fresh, /id="message-3"[\s\S]*id="message-4"[\s\S]*Second\./);
+  assert.ok(!fresh.includes('id="message-2"'));
+});
+
+test('socket: switching versions of a message far up the chat shows the thread from there, not only the newest page', async (t) => {
+  const { socket, store, baseUrl, cookies } = await startChatHarness(t);
+  const { id } = store.createConversation('Long', 'llama3');
+  const ids: number[] = [];
+  for (let index = 1; index <= 120; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 21 (a question far above the newest 40) gets a second version, then the first is shown again.
+  const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
+  store.addMessage(id, 'assistant', 'answer to the edit');
+  store.showVersion(edited.id, ids[20]!);
+  await socket.close();
+  const { openChatSocket } = await import('./support/test-app.js');
+  const page = await openChatSocket(baseUrl, cookies, String(id));
+  t.after(() => page.close());
+
+  // To the edit: the thread is short now (20 messages, the edit and its answer), all of it shown.
+  page.send({ type: 'version', messageId: ids[20], direction: 'later' });
+  const thread = await nextThread(page, 0);
+  assert.match(thread, new RegExp(`id="message-${ids[19]}"[\\s\\S]*line 21 edited[\\s\\S]*2/2[\\s\\S]*answer to the edit`));
+  assert.ok(!thread.includes('line 22') && !thread.includes('load-earlier'));
+
+  // Back: 120 messages again. Not only the newest 40 (where message 21 is not): from message 20
+  // (the one above the switched message) down to the newest, with the sentinel for those above.
+  page.send({ type: 'version', messageId: edited.id, direction: 'earlier' });
+  const back = await nextThread(page, 1);
+  const shown = [...back.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
+  assert.deepEqual(shown, ids.slice(19));
+  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${ids[19]}"`));
+  assert.match(back, /line 21<\/div>[\s\S]*1\/2/);
+});
+
+test('Copy reads a reply\'s Markdown from /messages/:id/markdown, for a logged-in session only', async (t) => {
+  const harness = await buildTestApp(t);
+  const store = createConversationStore(harness.database);
+  const { id } = store.createConversation('Copy', 'llama3');
+  const markdown = 'Some **bold** and <script>alert(1)</script>\n\n```js\nx < 1\n```';
+  const message = store.addMessage(id, 'assistant', markdown);
+
+  const anonymous = await harness.app.inject({ method: 'GET', url: `/messages/${message.id}/markdown` });
+  assert.equal(anonymous.statusCode, 302);
+  assert.match(String(anonymous.headers.location), /^\/login/);
+
+  const cookie = await harness.login();
+  const response = await harness.app.inject({ method: 'GET', url: `/messages/${message.id}/markdown`, headers: { cookie } });
+  assert.equal(response.statusCode, 200);
+  assert.equal(response.body, markdown, 'the Markdown exactly as written');
+  assert.match(String(response.headers['content-type']), /^text\/markdown; charset=utf-8/);
+  assert.equal(response.headers['x-content-type-options'], 'nosniff', 'never sniffed into HTML');
+  for (const url of ['/messages/999/markdown', '/messages/abc/markdown', '/messages/-1/markdown']) {
+    assert.equal((await harness.app.inject({ method: 'GET', url, headers: { cookie } })).statusCode, 404, url);
+  }
+});
