@@ -1,0 +1,161 @@
+/**
+ * Lighthouse (the npm package, its Node API) against Debian's Chromium, for the page-quality test and
+ * the bench. Playwright starts Chromium with a user-data folder we make and a DevTools port; the test
+ * logs in and prepares a chat through Playwright, then Lighthouse opens its own tab in the same
+ * browser profile, so it audits the logged-in pages (Lighthouse keeps cookies unless told to clear
+ * them). Lighthouse runs as a phone: its default mobile screen, 4x CPU and slow-4G simulation.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import lighthouse from 'lighthouse';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const chromiumPath = '/usr/bin/chromium';
+export const lighthouseCategories = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
+export type LighthouseCategory = (typeof lighthouseCategories)[number];
+
+export interface AuditedBrowser {
+  /** The browser's one persistent context: its cookies are the ones Lighthouse's tab uses. */
+  context: BrowserContext;
+  /** The DevTools port Lighthouse connects to. */
+  port: number;
+  /** Closes Chromium and removes its profile folder. */
+  close(): Promise<void>;
+}
+
+export interface PageScores {
+  url: string;
+  /** Where the page ended up (a redirect to /login would show here). */
+  finalUrl: string;
+  scores: Record<LighthouseCategory, number>;
+  /** Audits that count towards a score and did not pass (below 0.9), as "category/id: title (score)". */
+  failingAudits: string[];
+  /** Failed audits that do not count (performance insights, diagnostics): where to look when a score drops. */
+  hints: string[];
+  /** Requests the page made to anything but its own origin (there must be none). */
+  foreignRequests: string[];
+  /** Lighthouse's own run warnings (a page that could not be loaded, a storage warning...). */
+  runWarnings: string[];
+  durationMs: number;
+}
+
+/** Starts headless Chromium with a DevTools port, in a temporary profile folder. */
+export async function launchAuditedBrowser(extraArgs: string[] = []): Promise<AuditedBrowser> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-lighthouse-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      // Lighthouse sets the phone's viewport itself; Playwright's fixed one would fight it.
+      viewport: null,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--remote-debugging-port=0',
+        // Nothing leaves the machine: Chromium's own lookups (autofill, sign-in, updates) find no host.
+        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+        ...extraArgs,
+      ],
+    });
+  } catch (error) {
+    fs.rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+  // Chromium writes the port it picked into the profile: "<port>\n<browser target path>".
+  const portFile = path.join(profile, 'DevToolsActivePort');
+  let port = 0;
+  for (let attempt = 0; attempt < 100 && !port; attempt++) {
+    if (fs.existsSync(portFile)) port = Number(fs.readFileSync(portFile, 'utf8').split('\n')[0]);
+    if (!port) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!port) {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    throw new Error('Chromium did not report its DevTools port');
+  }
+  return {
+    context,
+    port,
+    async close() {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs one Lighthouse navigation (mobile, the four categories) and sums it up. */
+export async function auditPage(browser: AuditedBrowser, url: string): Promise<PageScores> {
+  const started = performance.now();
+  const result = await lighthouse(url, {
+    port: browser.port,
+    logLevel: 'error',
+    output: 'json',
+    formFactor: 'mobile',
+    onlyCategories: [...lighthouseCategories],
+    // The logged-in session lives in this profile; Lighthouse's default reset keeps cookies too,
+    // but says so explicitly here.
+    disableStorageReset: true,
+    // No full-page screenshot: it only feeds the HTML report.
+    disableFullPageScreenshot: true,
+  });
+  if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+  const { lhr } = result;
+  if (lhr.runtimeError) throw new Error(`Lighthouse could not audit ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  const scores = {} as Record<LighthouseCategory, number>;
+  const failingAudits = new Set<string>();
+  const hints = new Set<string>();
+  for (const name of lighthouseCategories) {
+    const category = lhr.categories[name];
+    if (!category) throw new Error(`Lighthouse did not score ${name} for ${url}`);
+    scores[name] = category.score ?? 0;
+    for (const reference of category.auditRefs) {
+      const audit = lhr.audits[reference.id];
+      // Informative and not-applicable audits have a null score and never count.
+      if (!audit || audit.score === null || audit.score >= 0.9) continue;
+      const line = `${name}/${audit.id}: ${audit.title} (${audit.score})${audit.displayValue ? ` — ${audit.displayValue}` : ''}`;
+      (reference.weight > 0 ? failingAudits : hints).add(line);
+    }
+  }
+  const origin = new URL(url).origin;
+  const requests = (lhr.audits['network-requests']?.details as { items?: Array<{ url: string }> } | undefined)?.items ?? [];
+  const foreignRequests = requests
+    .map((item) => item.url)
+    .filter((requestUrl) => !requestUrl.startsWith(origin) && !requestUrl.startsWith('data:') && !requestUrl.startsWith('blob:'));
+  return {
+    url,
+    finalUrl: lhr.finalDisplayedUrl,
+    scores,
+    failingAudits: [...failingAudits],
+    hints: [...hints],
+    foreignRequests,
+    runWarnings: lhr.runWarnings.map(String),
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+export type SteadyPageScores = PageScores & { /** Lighthouse runs behind these scores: 1, or 3 for a median. */ runs: number };
+
+/**
+ * One run, or when only performance falls short, the median of three: that score moves with the
+ * machine's load (Lighthouse's own advice is the median of several runs). The other categories do
+ * not depend on timing, so their failures are reported from the first run.
+ */
+export async function auditPageSteadily(browser: AuditedBrowser, url: string, minimumScore: number): Promise<SteadyPageScores> {
+  const first = await auditPage(browser, url);
+  const timingOnly = lighthouseCategories.every((name) => name === 'performance' || first.scores[name] >= minimumScore);
+  if (first.scores.performance >= minimumScore || !timingOnly) return { ...first, runs: 1 };
+  const all = [first, await auditPage(browser, url), await auditPage(browser, url)];
+  all.sort((a, b) => a.scores.performance - b.scores.performance);
+  return { ...all[1]!, runs: all.length };
+}
+
+/** "performance 99 · accessibility 100 · ..." */
+export function formatScores(scores: Record<LighthouseCategory, number>): string {
+  return lighthouseCategories.map((name) => `${name} ${Math.round(scores[name] * 100)}`).join(' · ');
+}
