@@ -38,6 +38,8 @@ export interface PageScores {
   /** Lighthouse's own run warnings (a page that could not be loaded, a storage warning...). */
   runWarnings: string[];
   durationMs: number;
+  /** Lighthouse's picture of the page at the end of loading (a data: URL), for a person to look at. */
+  screenshot?: string;
 }
 
 /** Starts headless Chromium with a DevTools port, in a temporary profile folder. */
@@ -136,6 +138,7 @@ export async function auditPage(browser: AuditedBrowser, url: string): Promise<P
     foreignRequests,
     runWarnings: lhr.runWarnings.map(String),
     durationMs: Math.round(performance.now() - started),
+    screenshot: (lhr.audits['final-screenshot']?.details as { data?: string } | undefined)?.data,
   };
 }
 
