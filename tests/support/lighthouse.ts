@@ -91,13 +91,11 @@ export async function launchAuditedBrowser(extraArgs: string[] = []): Promise<Au
   };
 }
 
-/** Runs one Lighthouse navigation (mobile, the four categories) and sums it up. */
-export async function auditPage(browser: AuditedBrowser, url: string): Promise<PageScores> {
-  const started = performance.now();
+/** One Lighthouse navigation: mobile (its default phone screen and throttling), the four categories. */
+async function runLighthouse(browser: AuditedBrowser, url: string) {
   const result = await lighthouse(url, {
     port: browser.port,
     logLevel: 'error',
-    output: 'json',
     formFactor: 'mobile',
     onlyCategories: [...lighthouseCategories],
     // The logged-in session lives in this profile; Lighthouse's default reset keeps cookies too,
@@ -107,7 +105,15 @@ export async function auditPage(browser: AuditedBrowser, url: string): Promise<P
     disableFullPageScreenshot: true,
   });
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-  const { lhr } = result;
+  return result.lhr;
+}
+
+/** Audits one page and sums it up. */
+export async function auditPage(browser: AuditedBrowser, url: string): Promise<PageScores> {
+  const started = performance.now();
+  let lhr = await runLighthouse(browser, url);
+  // A trace that failed to record (NO_NAVSTART on a busy machine) says "run Lighthouse again": once.
+  if (lhr.runtimeError) lhr = await runLighthouse(browser, url);
   if (lhr.runtimeError) throw new Error(`Lighthouse could not audit ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
   const scores = {} as Record<LighthouseCategory, number>;
   const failingAudits = new Set<string>();
