@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import lighthouse from 'lighthouse';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { chromiumArgs, chromiumPath } from './browser.js';
 
-export const chromiumPath = '/usr/bin/chromium';
 export const lighthouseCategories = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 export type LighthouseCategory = (typeof lighthouseCategories)[number];
 
@@ -43,7 +43,7 @@ export interface PageScores {
 }
 
 /** Starts headless Chromium with a DevTools port, in a temporary profile folder. */
-export async function launchAuditedBrowser(extraArgs: string[] = []): Promise<AuditedBrowser> {
+export async function launchAuditedBrowser(): Promise<AuditedBrowser> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-lighthouse-'));
   let context: BrowserContext;
   try {
@@ -52,18 +52,8 @@ export async function launchAuditedBrowser(extraArgs: string[] = []): Promise<Au
       headless: true,
       // Lighthouse sets the phone's viewport itself; Playwright's fixed one would fight it.
       viewport: null,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--remote-debugging-port=0',
-        // Nothing leaves the machine: Chromium's own lookups (autofill, sign-in, updates) find no host.
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-        ...extraArgs,
-      ],
+      // The usual test flags (no network beyond this machine) plus a DevTools port for Lighthouse.
+      args: [...chromiumArgs, '--remote-debugging-port=0'],
     });
   } catch (error) {
     fs.rmSync(profile, { recursive: true, force: true });
