@@ -2,8 +2,9 @@
  * Lighthouse (the npm package, its Node API) against Debian's Chromium, for the page-quality test and
  * the bench. Playwright starts Chromium with a user-data folder we make and a DevTools port; the test
  * logs in and prepares a chat through Playwright, then Lighthouse opens its own tab in the same
- * browser profile, so it audits the logged-in pages (Lighthouse keeps cookies unless told to clear
- * them). Lighthouse runs as a phone: its default mobile screen, 4x CPU and slow-4G simulation.
+ * browser profile, so it audits the logged-in pages (its storage reset clears caches and service
+ * workers, not cookies). Lighthouse runs as a phone: its default mobile screen, 4x CPU and slow-4G
+ * simulation.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -88,9 +89,8 @@ async function runLighthouse(browser: AuditedBrowser, url: string) {
     logLevel: 'error',
     formFactor: 'mobile',
     onlyCategories: [...lighthouseCategories],
-    // The logged-in session lives in this profile; Lighthouse's default reset keeps cookies too,
-    // but says so explicitly here.
-    disableStorageReset: true,
+    // Lighthouse's storage reset stays on: every page loads with an empty HTTP cache and no service
+    // worker, as on a first visit. It keeps cookies, so the logged-in session in this profile holds.
     // No full-page screenshot: it only feeds the HTML report.
     disableFullPageScreenshot: true,
   });
