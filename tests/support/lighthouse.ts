@@ -68,16 +68,18 @@ export async function launchAuditedBrowser(): Promise<AuditedBrowser> {
     if (!port) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   if (!port) {
-    await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await context.close().finally(() => fs.rmSync(profile, { recursive: true, force: true }));
     throw new Error('Chromium did not report its DevTools port');
   }
   return {
     context,
     port,
     async close() {
-      await context.close();
-      fs.rmSync(profile, { recursive: true, force: true });
+      try {
+        await context.close();
+      } finally {
+        fs.rmSync(profile, { recursive: true, force: true });
+      }
     },
   };
 }
