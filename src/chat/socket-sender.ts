@@ -21,7 +21,7 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
   const highWaterBytes = options.highWaterBytes ?? 1_000_000;
   const pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
-  let lastFlush = 0;
+  let lastFlush = Number.NEGATIVE_INFINITY;
 
   function send(message: object): void {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
