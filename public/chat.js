@@ -63,15 +63,34 @@
   }
 
   // Streamed text arrives as data (`{"event":"append","target":"#id","text":"..."}`) and is added
-  // as text, never parsed as HTML, to the element's last text node. htmx hands socket messages
-  // over one at a time, in order, so text never overtakes the swap that made its element.
+  // as text, never parsed as HTML. htmx hands socket messages over one at a time, in order, so
+  // text never overtakes the swap that made its element.
+  // The browser lays a block of text out again whenever it grows. A long reply is therefore kept
+  // in pieces (blocks that end at a line break, so it looks the same) and only the last piece
+  // grows: each frame lays out a few KB, not the whole reply.
+  const streamPieceCharacters = 2048;
+  function newStreamPiece(element, text) {
+    const piece = document.createElement('div');
+    piece.className = 'chat-stream-piece';
+    piece.append(document.createTextNode(text));
+    element.append(piece);
+  }
   function appendStreamedText(data) {
     if (typeof data.target !== 'string' || !data.target.startsWith('#') || typeof data.text !== 'string') return;
     const element = document.getElementById(data.target.slice(1));
-    if (!element) return;
+    if (!element || !data.text) return;
     const last = element.lastChild;
-    if (last && last.nodeType === Node.TEXT_NODE) last.appendData(data.text);
-    else element.append(document.createTextNode(data.text));
+    // The text so far: straight in the element (as the server rendered it) or in the last piece.
+    const tail = last?.nodeType === Node.TEXT_NODE ? last : last?.classList?.contains('chat-stream-piece') ? last.lastChild : null;
+    if (!tail) newStreamPiece(element, data.text);
+    else {
+      const lineEnd = tail.length >= streamPieceCharacters ? data.text.indexOf('\n') : -1;
+      if (lineEnd < 0) tail.appendData(data.text);
+      else {
+        tail.appendData(data.text.slice(0, lineEnd + 1));
+        newStreamPiece(element, data.text.slice(lineEnd + 1));
+      }
+    }
     scrollToEndSoon();
   }
 

@@ -31,6 +31,9 @@ export interface RenderRunDirect {
   totalMs: number;
   firstTokenMs: number;
   characters: number;
+  /** Main-thread layout and all tasks during the read (CDP Performance.getMetrics deltas). */
+  layoutMs: number;
+  taskMs: number;
 }
 
 export interface RenderRunHearth {
@@ -61,6 +64,7 @@ export interface BrowserRenderResult {
   direct: RenderRunDirect[];
   hearth: RenderRunHearth[];
   directMedianMs: number;
+  directLayoutMs: number;
   hearthMedianMs: number;
   /** Median of the per-round ratios, Hearth / direct. */
   ratio: number;
@@ -185,8 +189,9 @@ async function mainThreadMetrics(session: CDPSession): Promise<Record<string, nu
 }
 
 /** One direct read: fetch /api/chat on the stand-in's origin, append each token's text to the DOM. */
-async function readDirect(page: Page, model: string, marker: string): Promise<RenderRunDirect> {
-  return page.evaluate(
+async function readDirect(page: Page, session: CDPSession, model: string, marker: string): Promise<RenderRunDirect> {
+  const before = await mainThreadMetrics(session);
+  const run = await page.evaluate(
     async ({ model, marker }) => {
       const output = document.getElementById('output')!;
       const text = document.createTextNode('');
@@ -223,6 +228,9 @@ async function readDirect(page: Page, model: string, marker: string): Promise<Re
     },
     { model, marker },
   );
+  const after = await mainThreadMetrics(session);
+  const delta = (name: string) => round(((after[name] ?? 0) - (before[name] ?? 0)) * 1000, 1);
+  return { ...run, layoutMs: delta('LayoutDuration'), taskMs: delta('TaskDuration') };
 }
 
 /** One Hearth reply: type, press Send, wait until the finished message is in the DOM. */
@@ -306,7 +314,7 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
     await direct.route(directUrl, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: directPage }));
     await direct.goto(directUrl);
     await direct.unrouteAll();
-    await throttle(directContext, direct, options.cpuThrottle);
+    const directSession = await throttle(directContext, direct, options.cpuThrottle);
 
     // Hearth: the real login form, then the chat page.
     await hearthContext.addInitScript(watchChat);
@@ -346,7 +354,7 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
         }
         return run;
       };
-      const runDirect = () => readDirect(direct, target.model, nextMarker());
+      const runDirect = () => readDirect(direct, directSession, target.model, nextMarker());
       let directRun: RenderRunDirect;
       let hearthRun: RenderRunHearth;
       if (round % 2 === 0) {
@@ -361,7 +369,7 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
       directRuns.push(directRun);
       hearthRuns.push(hearthRun);
       target.log(
-        `  round ${round}: direct ${round2(directRun.totalMs)} ms (first token ${round2(directRun.firstTokenMs)} ms), Hearth ${round2(hearthRun.totalMs)} ms (${round2(hearthRun.totalMs / directRun.totalMs)}x; ` +
+        `  round ${round}: direct ${round2(directRun.totalMs)} ms (first token ${round2(directRun.firstTokenMs)} ms, layout ${directRun.layoutMs} ms), Hearth ${round2(hearthRun.totalMs)} ms (${round2(hearthRun.totalMs / directRun.totalMs)}x; ` +
           `model starts ${round2(hearthRun.modelStartMs)} ms, last streamed ${round2(hearthRun.lastStreamedMs)} ms, final arrives +${round2(hearthRun.waitForFinalMs)} ms, ` +
           `final swap ${round2(hearthRun.finalSwapMs)} ms, ${hearthRun.frames} frames, script ${hearthRun.scriptMs} / layout ${hearthRun.layoutMs} / style ${hearthRun.styleMs} ms)`,
       );
@@ -372,7 +380,8 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
       characters: reply.length,
       rounds: options.rounds,
       cpuThrottle: options.cpuThrottle,
-      direct: directRuns.map((run) => ({ totalMs: round2(run.totalMs), firstTokenMs: round2(run.firstTokenMs), characters: run.characters })),
+      direct: directRuns.map((run) => ({ ...run, totalMs: round2(run.totalMs), firstTokenMs: round2(run.firstTokenMs) })),
+      directLayoutMs: round(median(directRuns.map((run) => run.layoutMs)), 1),
       hearth: hearthRuns.map((run) => Object.fromEntries(Object.entries(run).map(([key, value]) => [key, round2(value)])) as unknown as RenderRunHearth),
       directMedianMs: round(median(directRuns.map((run) => run.totalMs)), 1),
       hearthMedianMs: pick('totalMs'),

@@ -34,11 +34,14 @@ test('streamed text stays text: markup in it is shown, never parsed or run', asy
   const streaming = await lastAssistant(page).evaluate((message) => ({
     status: message.getAttribute('data-status'),
     text: message.querySelector('.chat-message-body')?.textContent ?? '',
-    elements: message.querySelector('.chat-message-body')?.children.length,
+    // Only text, and the plain blocks chat.js keeps a long reply in: no element made from the reply.
+    strayElements: [...(message.querySelector('.chat-message-body')?.querySelectorAll('*') ?? [])].filter(
+      (element) => !(element.matches('div.chat-stream-piece') && element.childElementCount === 0 && element.attributes.length === 1),
+    ).length,
   }));
   assert.equal(streaming.status, 'streaming');
   assert.ok(streaming.text.startsWith('Look: <img src=x onerror="window.__ran.push(1)"> &amp; <b hx-get="/logout" hx-trigger="load">bold</b>'), streaming.text);
-  assert.equal(streaming.elements, 0, 'the streamed body holds text only');
+  assert.equal(streaming.strayElements, 0, 'the streamed body holds text only');
 
   assert.equal(await waitForReplyEnd(page), 'complete');
   assert.deepEqual(await page.evaluate(() => (window as unknown as { __ran: number[] }).__ran), [], 'nothing in the reply ran');
@@ -78,10 +81,18 @@ test('the view follows a long reply, and stops following once the person scrolls
       return thread.scrollHeight - thread.scrollTop - thread.clientHeight;
     });
 
-  app.standin.enqueue({ content: lines, chunkDelayMs: 2 });
+  app.standin.enqueue({ content: lines, chunkDelayMs: 5 });
   await send(page, 'A long one');
-  await waitFor(page, () => (document.querySelector('#chat-thread .chat-message-assistant:last-child .chat-message-body')?.textContent ?? '').includes('Line 60 '));
+  await waitFor(page, () => (document.querySelector('#chat-thread .chat-message-assistant:last-child .chat-message-body')?.textContent ?? '').includes('Line 100 '));
   assert.ok((await distanceFromBottom()) < 120, 'mid-reply, the newest text is in view');
+  // A long reply is kept in pieces that end at a line break; together they hold the text exactly.
+  const streamed = await lastAssistantBody(page).evaluate((body) => ({ text: body.textContent ?? '', pieces: body.querySelectorAll('.chat-stream-piece').length }));
+  assert.ok(lines.startsWith(streamed.text), 'the pieces hold the streamed text, in order, nothing lost or doubled');
+  assert.ok(streamed.pieces >= 2, `more than one piece (${streamed.pieces})`);
+  assert.ok(
+    await lastAssistantBody(page).evaluate((body) => [...body.querySelectorAll('.chat-stream-piece')].slice(0, -1).every((piece) => (piece.textContent ?? '').endsWith('\n'))),
+    'every piece but the last ends at a line break, so the pieces look like one text',
+  );
   assert.equal(await waitForReplyEnd(page), 'complete');
   await waitFor(page, () => {
     const thread = document.getElementById('chat-thread')!;
