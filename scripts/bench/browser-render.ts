@@ -121,21 +121,22 @@ function topFunctions(profile: { nodes: ProfileNode[]; samples: number[]; timeDe
 const words = 'the model writes a long answer about lighthouses keepers storms ships light lamps oil rocks coast night waves harbour'.split(' ');
 
 /**
- * A reply shaped like a real one (headings, paragraphs, a list, code), exactly `tokens` chunks when
- * the stand-in splits it into words with their trailing whitespace.
+ * A reply shaped like a real one (headings, paragraphs, a list, code), cut to exactly `tokens`
+ * chunks as the stand-in splits it (a word with its trailing whitespace).
  */
 export function replyMarkdown(tokens: number): string {
-  const pieces: string[] = [];
+  const blocks: string[] = [];
   let index = 0;
   const word = () => words[index++ % words.length]!;
-  while (pieces.length < tokens) {
-    const block = pieces.length % 400;
-    if (block === 0) pieces.push('## ', `Part ${pieces.length / 400 + 1}\n\n`);
-    else if (block === 120) for (let item = 1; item <= 5 && pieces.length < tokens - 8; item++) pieces.push('- ', `${word()} `, `**${word()}** `, `${word()}\n`);
-    else if (block === 240) pieces.push('```js\n', 'const ', 'light ', '= ', 'keeper.lamp(', '"oil");\n', 'console.log(', 'light);\n', '```\n\n');
-    else pieces.push(`${word()}${pieces.length % 60 === 59 ? '.\n\n' : ' '}`);
+  const sentence = (count: number) => Array.from({ length: count }, word).join(' ');
+  // Each round is about 180 chunks; make enough, then cut.
+  for (let part = 1; part * 180 < tokens + 360; part++) {
+    blocks.push(`## Part ${part}`, `${sentence(60)}.`, `${sentence(45)}.`);
+    blocks.push(Array.from({ length: 5 }, () => `- ${word()} **${word()}** ${word()}`).join('\n'));
+    blocks.push('```js\nconst light = keeper.lamp("oil");\nconsole.log(light);\n```', `${sentence(40)}.`);
   }
-  return pieces.slice(0, tokens).join('');
+  const chunks = blocks.join('\n\n').match(/\S+\s*|\s+/g) ?? [];
+  return chunks.slice(0, tokens).join('');
 }
 
 const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
