@@ -49,6 +49,8 @@ export interface RenderRunHearth {
   /** Last streamed frame handled until the final swap arrives: the server's Markdown render and save. */
   waitForFinalMs: number;
   frames: number;
+  /** Time the page spent handling the streamed-text messages, summed (arrival to handled). */
+  streamHandlingMs: number;
   /** Main-thread time in the browser during the run (CDP Performance.getMetrics deltas). */
   scriptMs: number;
   layoutMs: number;
@@ -266,6 +268,8 @@ async function sendInHearth(page: Page, session: CDPSession, message: string, st
     const frames = bench.frames;
     const final = frames.findLast((frame) => frame.final);
     const streamed = frames.filter((frame) => !frame.final && frame.at < (final?.at ?? Infinity));
+    // Streamed text: append data frames now, escaped-HTML swaps into the body before.
+    const text = frames.filter((frame) => frame.kind === 'append' || /-(?:body|thinking) beforeend$/.test(frame.kind));
     return {
       startedWall,
       totalMs: ended - started,
@@ -274,6 +278,7 @@ async function sendInHearth(page: Page, session: CDPSession, message: string, st
       finalArrivedMs: (final?.at ?? ended) - started,
       finalSwapMs: ended - (final?.at ?? ended),
       frames: frames.length,
+      streamHandlingMs: text.reduce((total, frame) => total + ((frame.handled ?? frame.at) - frame.at), 0),
     };
   }, message);
   const after = await mainThreadMetrics(session);
@@ -287,6 +292,7 @@ async function sendInHearth(page: Page, session: CDPSession, message: string, st
     finalSwapMs: timing.finalSwapMs,
     waitForFinalMs: timing.finalArrivedMs - timing.lastStreamedMs,
     frames: timing.frames,
+    streamHandlingMs: timing.streamHandlingMs,
     scriptMs: delta('ScriptDuration'),
     layoutMs: delta('LayoutDuration'),
     styleMs: delta('RecalcStyleDuration'),
@@ -372,7 +378,7 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
       target.log(
         `  round ${round}: direct ${round2(directRun.totalMs)} ms (first token ${round2(directRun.firstTokenMs)} ms, layout ${directRun.layoutMs} ms), Hearth ${round2(hearthRun.totalMs)} ms (${round2(hearthRun.totalMs / directRun.totalMs)}x; ` +
           `model starts ${round2(hearthRun.modelStartMs)} ms, last streamed ${round2(hearthRun.lastStreamedMs)} ms, final arrives +${round2(hearthRun.waitForFinalMs)} ms, ` +
-          `final swap ${round2(hearthRun.finalSwapMs)} ms, ${hearthRun.frames} frames, script ${hearthRun.scriptMs} / layout ${hearthRun.layoutMs} / style ${hearthRun.styleMs} ms)`,
+          `final swap ${round2(hearthRun.finalSwapMs)} ms, ${hearthRun.frames} frames, handling text ${round2(hearthRun.streamHandlingMs)} ms, script ${hearthRun.scriptMs} / layout ${hearthRun.layoutMs} / style ${hearthRun.styleMs} ms)`,
       );
     }
     const pick = (key: keyof RenderRunHearth) => round(median(hearthRuns.map((run) => run[key])), 1);
@@ -394,6 +400,7 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
         finalSwapMs: pick('finalSwapMs'),
         waitForFinalMs: pick('waitForFinalMs'),
         frames: pick('frames'),
+        streamHandlingMs: pick('streamHandlingMs'),
         scriptMs: pick('scriptMs'),
         layoutMs: pick('layoutMs'),
         styleMs: pick('styleMs'),

@@ -499,7 +499,8 @@ function buildReport(results: Results): { rows: ReportRow[]; targets: TargetChec
     const parts = render.breakdown;
     rows.push({ section, figure: 'model starts; first text; last streamed text (ms after Send)', hearth: `${ms(parts.modelStartMs, 0)}; ${ms(parts.firstTokenMs, 0)}; ${ms(parts.lastStreamedMs, 0)}`, baseline: '', target: '' });
     rows.push({ section, figure: 'final Markdown: wait for it; its swap', hearth: `${ms(parts.waitForFinalMs, 0)}; ${ms(parts.finalSwapMs, 0)}`, baseline: '', target: '' });
-    rows.push({ section, figure: 'socket messages; main thread script / layout / style', hearth: `${parts.frames}; ${ms(parts.scriptMs, 0)} / ${ms(parts.layoutMs, 0)} / ${ms(parts.styleMs, 0)}`, baseline: '', target: '' });
+    rows.push({ section, figure: 'socket messages; time handling streamed text', hearth: `${parts.frames}; ${ms(parts.streamHandlingMs, 0)}`, baseline: '', target: '' });
+    rows.push({ section, figure: 'main thread: script / layout / style', hearth: `${ms(parts.scriptMs, 0)} / ${ms(parts.layoutMs, 0)} / ${ms(parts.styleMs, 0)}`, baseline: `layout ${ms(render.directLayoutMs, 0)} direct`, target: '' });
   }
 
   const history = results.history;
