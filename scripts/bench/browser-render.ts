@@ -12,7 +12,7 @@
  *   reply (its rendered Markdown, `data-status="complete"`) in the DOM.
  * Time in the DOM is taken by a MutationObserver (a microtask after the change), not at paint.
  *
- *   npx tsx scripts/bench/browser-render.ts [--tokens=3000] [--rounds=9] [--cpu-throttle=4] [--profile=page.cpuprofile] [--json]
+ *   npx tsx scripts/bench/browser-render.ts [--tokens=3000] [--rounds=9] [--cpu-throttle=4] [--profile=page.cpuprofile] [--trace=trace.json] [--json]
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -88,6 +88,42 @@ export interface BrowserRenderOptions {
   cpuThrottle: number;
   /** Write a CPU profile of the page during the last Hearth reply here (open it in Chrome DevTools). */
   profilePath?: string;
+  /** Write a Chromium trace (devtools.timeline) of the last Hearth reply here, and summarise it. */
+  tracePath?: string;
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string };
+}
+
+/**
+ * The Hearth renderer's main thread in a trace (the one that dispatched the Send click): its
+ * busiest kinds of work from the click to the first text, and after.
+ */
+function summariseTrace(events: TraceEvent[], firstTextMs: number): string[] {
+  type Data = { data?: { type?: string } };
+  const click = events.find((event) => event.name === 'EventDispatch' && (event.args as Data | undefined)?.data?.type === 'click');
+  if (!click) return ['(no click in the trace)'];
+  const split = click.ts + firstTextMs * 1000;
+  const onMain = events.filter((event) => event.pid === click.pid && event.tid === click.tid && event.ph === 'X' && event.dur !== undefined && event.ts >= click.ts);
+  // Only the outermost kinds of work, so nothing is counted twice.
+  const kinds = ['RunTask', 'FunctionCall', 'EventDispatch', 'TimerFire', 'FireAnimationFrame', 'ParseHTML', 'Layout', 'UpdateLayoutTree', 'Paint', 'PrePaint', 'Layerize', 'Commit', 'MajorGC', 'MinorGC'];
+  const totals = new Map<string, [number, number]>();
+  for (const event of onMain) {
+    if (!kinds.includes(event.name)) continue;
+    const entry = totals.get(event.name) ?? [0, 0];
+    entry[event.ts < split ? 0 : 1] += event.dur! / 1000;
+    totals.set(event.name, entry);
+  }
+  return [...totals]
+    .sort((a, b) => b[1][0] - a[1][0])
+    .map(([name, [before, after]]) => `${before.toFixed(1).padStart(7)} ms before the first text, ${after.toFixed(1).padStart(7)} ms after  ${name}`);
 }
 
 /** Each socket message of the last Hearth reply: when it arrived after Send, how long it took, its size and kind. */
@@ -345,12 +381,21 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
         await openNewChat();
         const marker = nextMarker();
         const profiling = options.profilePath && round === options.rounds;
+        const tracing = options.tracePath && round === options.rounds;
+        if (tracing) await browser.startTracing(hearth, { categories: ['devtools.timeline', 'v8.execute', 'disabled-by-default-devtools.timeline'] });
         if (profiling) {
           await session.send('Profiler.enable');
           await session.send('Profiler.setSamplingInterval', { interval: 100 });
           await session.send('Profiler.start');
         }
         const run = await sendInHearth(hearth, session, `Benchmark message ${marker}`, target.standin, marker);
+        if (tracing) {
+          const trace = await browser.stopTracing();
+          fs.writeFileSync(options.tracePath!, trace);
+          const { traceEvents } = JSON.parse(trace.toString('utf8')) as { traceEvents: TraceEvent[] };
+          target.log(`  trace of the last Hearth reply in ${options.tracePath}; main-thread work (first text at ${round2(run.firstTokenMs)} ms):`);
+          for (const line of summariseTrace(traceEvents, run.firstTokenMs)) target.log(`    ${line}`);
+        }
         if (profiling) {
           const { profile } = await session.send('Profiler.stop');
           fs.writeFileSync(options.profilePath!, JSON.stringify(profile));
@@ -424,6 +469,7 @@ async function runAlone(): Promise<void> {
       rounds: { type: 'string', default: '9' },
       'cpu-throttle': { type: 'string', default: '4' },
       profile: { type: 'string' },
+      trace: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -446,7 +492,7 @@ async function runAlone(): Promise<void> {
       nodeArgs: [],
     });
     stopServer = server.stop;
-    const options = { tokens: Number(values.tokens), rounds: Number(values.rounds), cpuThrottle: Number(values['cpu-throttle']), profilePath: values.profile };
+    const options = { tokens: Number(values.tokens), rounds: Number(values.rounds), cpuThrottle: Number(values['cpu-throttle']), profilePath: values.profile, tracePath: values.trace };
     log(`browser render: ${options.tokens} tokens at full speed, ${options.rounds} rounds, CPU ${options.cpuThrottle}x slower, 390x844...`);
     const result = await measureBrowserRender({ baseUrl: server.baseUrl, password, standin, model: 'llama3.2:latest', log }, options);
     log(`direct ${result.directMedianMs} ms, Hearth ${result.hearthMedianMs} ms: ratio ${result.ratio} (median of ${result.rounds} rounds)`);
