@@ -27,6 +27,73 @@
     if (element && (force || stickToBottom)) element.scrollTop = element.scrollHeight;
   }
 
+  // Reading scroll positions forces a layout. Streamed text and the person's scrolling are both
+  // dealt with once per painted frame, where the layout is due anyway: a fast reply adds text
+  // many times per frame, and each read in between would lay the whole reply out again.
+  let framePending = false;
+  let contentChanged = false;
+  let scrolled = false;
+  let lastTop = 0;
+  function onFrame() {
+    framePending = false;
+    const element = thread();
+    if (!element) return;
+    if (scrolled) {
+      scrolled = false;
+      // Follow the reply unless the person scrolled up; text added since the last frame does
+      // not count as scrolling away.
+      const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+      if (atBottom) stickToBottom = true;
+      else if (element.scrollTop < lastTop) stickToBottom = false;
+    }
+    if (contentChanged) {
+      contentChanged = false;
+      scrollToEnd(false);
+    }
+    lastTop = element.scrollTop;
+  }
+  function requestFrame() {
+    if (framePending) return;
+    framePending = true;
+    requestAnimationFrame(onFrame);
+  }
+  function scrollToEndSoon() {
+    contentChanged = true;
+    requestFrame();
+  }
+
+  // Streamed text arrives as data (`{"event":"append","target":"#id","text":"..."}`) and is added
+  // as text, never parsed as HTML. htmx hands socket messages over one at a time, in order, so
+  // text never overtakes the swap that made its element.
+  // The browser lays a block of text out again whenever it grows. A long reply is therefore kept
+  // in pieces (blocks that end at a line break, so it looks the same) and only the last piece
+  // grows: each frame lays out a few KB, not the whole reply.
+  const streamPieceCharacters = 2048;
+  function newStreamPiece(element, text) {
+    const piece = document.createElement('div');
+    piece.className = 'chat-stream-piece';
+    piece.append(document.createTextNode(text));
+    element.append(piece);
+  }
+  function appendStreamedText(data) {
+    if (typeof data.target !== 'string' || !data.target.startsWith('#') || typeof data.text !== 'string') return;
+    const element = document.getElementById(data.target.slice(1));
+    if (!element || !data.text) return;
+    const last = element.lastChild;
+    // The text so far: straight in the element (as the server rendered it) or in the last piece.
+    const tail = last?.nodeType === Node.TEXT_NODE ? last : last?.classList?.contains('chat-stream-piece') ? last.lastChild : null;
+    if (!tail) newStreamPiece(element, data.text);
+    else {
+      const lineEnd = tail.length >= streamPieceCharacters ? data.text.indexOf('\n') : -1;
+      if (lineEnd < 0) tail.appendData(data.text);
+      else {
+        tail.appendData(data.text.slice(0, lineEnd + 1));
+        newStreamPiece(element, data.text.slice(lineEnd + 1));
+      }
+    }
+    scrollToEndSoon();
+  }
+
   function growInput() {
     const element = input();
     if (!element) return;
@@ -52,16 +119,25 @@
   document.addEventListener('htmx:ws:before:message:incoming', (event) => {
     const data = event.detail.message.data;
     if (typeof data !== 'string' || !data.startsWith('{"event"')) return;
+    let parsed;
     try {
-      handleServerEvent(JSON.parse(data));
+      parsed = JSON.parse(data);
     } catch {
-      // Not ours: let htmx handle it.
+      return; // Not ours: let htmx handle it.
     }
+    if (parsed.event === 'append') {
+      appendStreamedText(parsed);
+      // Handled: htmx need not parse it again nor fire its after-events for every frame.
+      event.detail.cancelled = true;
+      event.preventDefault();
+      return;
+    }
+    handleServerEvent(parsed);
   });
 
   document.addEventListener('htmx:ws:after:message:incoming', () => {
     updateStreamingState();
-    scrollToEnd(false);
+    scrollToEndSoon();
     if (document.querySelector('#chat-thread > .chat-error-notice:last-child')) body.classList.remove('is-sending');
   });
 
@@ -165,7 +241,8 @@
   document.addEventListener('DOMContentLoaded', () => {
     const element = thread();
     element?.addEventListener('scroll', () => {
-      stickToBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+      scrolled = true;
+      requestFrame();
     }, { passive: true });
     updateStreamingState();
     scrollToEnd(true);

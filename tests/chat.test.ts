@@ -6,11 +6,13 @@ import { buildTestApp, csrfTokenFrom, openChatSocket, startChatHarness, type Cha
 const isSwap = (target: string, swap?: string) => (message: Record<string, unknown>) =>
   message.target === target && (swap === undefined || message.swap === swap);
 
+const isAppend = (target: string) => (message: Record<string, unknown>) => message.event === 'append' && message.target === target;
+
 /** All the text streamed into one element, in order. */
 function streamedText(socket: ChatSocket, target: string): string {
   return socket.messages
-    .filter(isSwap(target, 'beforeend'))
-    .map((message) => String(message.content))
+    .filter(isAppend(target))
+    .map((message) => String(message.text))
     .join('');
 }
 
@@ -29,8 +31,10 @@ test('a message is saved before the model is called, and the reply streams then 
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.ok(savedBeforeModel, 'the user message was in the database when Ollama was asked');
 
-  // Streamed text is escaped; the final render is sanitized Markdown.
-  assert.equal(streamedText(socket, '#message-2-body'), 'Here is **bold** &amp; &lt;b&gt;raw&lt;/b&gt;.');
+  // Streamed text goes as data for chat.js to add as text (never as HTML for htmx to swap);
+  // the final render is sanitized Markdown.
+  assert.equal(streamedText(socket, '#message-2-body'), 'Here is **bold** & <b>raw</b>.');
+  assert.ok(!socket.messages.some((message) => message.target === '#message-2-body' && 'content' in message), 'no streamed text is swapped as HTML');
   assert.match(String(final.content), /<strong>bold<\/strong> &amp; &lt;b&gt;raw&lt;\/b&gt;/);
   assert.match(String(final.content), /data-status="complete"/);
   assert.ok(socket.messages.some(isSwap('#history-list', 'afterbegin')), 'the new conversation is added to the list');
@@ -75,7 +79,7 @@ test('stop ends the reply at once, aborts the Ollama request and keeps the parti
   const { socket, standin, store } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 100 });
   socket.send({ type: 'send', message: 'Count' });
-  await socket.waitFor((message) => message.target === '#message-2-body' && String(message.content).includes('two'));
+  await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('two'));
   socket.send({ type: 'stop' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'), 2000);
   assert.match(String(final.content), /data-status="stopped"/);
@@ -92,7 +96,7 @@ test('a reply goes on without its socket, and a new socket catches up and keeps 
   const { socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'alpha beta gamma delta epsilon zeta eta theta', chunkDelayMs: 60 });
   socket.send({ type: 'send', message: 'Greek' });
-  await socket.waitFor((message) => message.target === '#message-2-body' && String(message.content).includes('beta'));
+  await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('beta'));
   await socket.close(); // the phone went to sleep
 
   await new Promise((resolve) => setTimeout(resolve, 150));

@@ -12,6 +12,7 @@ const qwen = '@gpu-box/Qwen/Qwen2.5-7B-Instruct';
 
 const isSwap = (target: string, swap?: string) => (message: Record<string, unknown>) =>
   message.target === target && (swap === undefined || message.swap === swap);
+const isAppend = (target: string) => (message: Record<string, unknown>) => message.event === 'append' && message.target === target;
 
 interface TwoServerChat extends ChatHarness {
   ollama: OllamaStandin;
@@ -145,8 +146,8 @@ test('thinking is shown apart whether it comes as reasoning_content or as <think
   await turnFinished();
   assert.equal(store.getMessage(4)!.content, 'Two plus two is 4. A < b.');
   assert.equal(store.getMessage(4)!.thinking, 'Plan: be brief.');
-  const streamed = socket.messages.filter(isSwap('#message-4-body', 'beforeend')).map((message) => String(message.content)).join('');
-  assert.doesNotMatch(streamed, /think|&lt;th/, 'no tag, not even half of one, reaches the answer');
+  const streamed = socket.messages.filter(isAppend('#message-4-body')).map((message) => String(message.text)).join('');
+  assert.doesNotMatch(streamed, /think|<th/, 'no tag, not even half of one, reaches the answer');
   const final = await socket.waitFor(isSwap('#message-4', 'outerHTML'));
   assert.match(String(final.content), /class="thinking-section[\s\S]*Plan: be brief\./);
 
@@ -177,7 +178,7 @@ test('Stop aborts the HTTP request to the OpenAI-compatible server and keeps the
   const { socket, openai, store } = await startTwoServerChat(t);
   openai.enqueue({ content: 'word '.repeat(400), chunkDelayMs: 20 });
   socket.send({ type: 'send', message: 'Talk a lot', model: qwen });
-  await socket.waitFor(isSwap('#message-2-body', 'beforeend'));
+  await socket.waitFor(isAppend('#message-2-body'));
   socket.send({ type: 'stop' });
   const request = await openai.waitForEnd(0);
   assert.equal(request.aborted, true, 'the server saw the connection close before the reply was done');

@@ -3,7 +3,7 @@
  * name as a flag (npm run bench -- --relay-tokens=5000). Flags win over the environment.
  */
 
-export const phaseNames = ['footprint', 'relay', 'latency', 'concurrency', 'adversarial', 'page', 'history'] as const;
+export const phaseNames = ['footprint', 'relay', 'latency', 'concurrency', 'adversarial', 'page', 'history', 'render'] as const;
 export type PhaseName = (typeof phaseNames)[number];
 
 export interface BenchOptions {
@@ -35,6 +35,9 @@ export interface BenchOptions {
   openMessages: number;
   cpuThrottle: number;
   pageLoads: number;
+  /** Browser rendering: length of the streamed reply, and rounds of (direct read, Hearth). */
+  renderTokens: number;
+  renderRounds: number;
   /** 'dist' runs the compiled server as npm start does; 'tsx' runs src/server.ts through tsx. */
   server: 'dist' | 'tsx';
   logLevel: string;
@@ -118,6 +121,8 @@ export function readBenchOptions(argv: string[] = process.argv.slice(2), env: No
     openMessages: number('BENCH_OPEN_MESSAGES', 500, 2, 100_000),
     cpuThrottle: number('BENCH_CPU_THROTTLE', 4, 1, 20),
     pageLoads: number('BENCH_PAGE_LOADS', 3, 1, 20),
+    renderTokens: number('BENCH_RENDER_TOKENS', 3000, 10, 100_000),
+    renderRounds: number('BENCH_RENDER_ROUNDS', 9, 1, 50),
     server,
     logLevel: text('BENCH_LOG_LEVEL') ?? 'info',
     serverNodeArgs: (text('BENCH_SERVER_NODE_ARGS') ?? '').split(' ').filter(Boolean),

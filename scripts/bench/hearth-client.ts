@@ -136,7 +136,7 @@ export async function relayedChat(options: RelayedChatOptions): Promise<StreamRe
 
   socket.on('message', (data: Buffer) => {
     const now = performance.now();
-    let frame: { target?: string; swap?: string; content?: string; event?: string; conversationId?: number };
+    let frame: { target?: string; swap?: string; content?: string; text?: string; event?: string; conversationId?: number };
     try {
       frame = JSON.parse(data.toString('utf8'));
     } catch {
@@ -146,21 +146,31 @@ export async function relayedChat(options: RelayedChatOptions): Promise<StreamRe
       record.finishedAt = now;
       return settle();
     }
+    // Streamed text: data frames `{"event":"append","target","text"}`, added by chat.js as text.
+    if (frame.event === 'append' && typeof frame.text === 'string' && frame.target?.endsWith('-body')) {
+      // The first body the server streams into is the reply's (the user's bubble arrives whole).
+      bodyTarget ??= frame.target;
+      if (frame.target !== bodyTarget) return;
+      countText(frame.text, now);
+      return;
+    }
     if (frame.content === undefined || frame.target === undefined) return;
     if (frame.content.includes('class="chat-error"') || frame.content.includes('chat-message-failed')) {
       return fail(`the server showed an error: ${frame.content.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)}`);
     }
+    // Older servers swapped escaped text into the body as HTML.
     if (frame.swap !== 'beforeend' || !frame.target.endsWith('-body')) return;
-    // The first body the server streams into is the reply's (the user's bubble arrives whole).
     bodyTarget ??= frame.target;
     if (frame.target !== bodyTarget) return;
-    const text = unescapeText(frame.content);
+    countText(unescapeText(frame.content), now);
+  });
+  function countText(text: string, now: number): void {
     const before = options.tokenChars > 0 ? Math.floor(record.characters / options.tokenChars) : record.textFrames;
     record.characters += text.length;
     record.textFrames += 1;
     const after = options.tokenChars > 0 ? Math.floor(record.characters / options.tokenChars) : record.textFrames;
     for (let index = before; index < after; index++) record.arrivals.push(now);
-  });
+  }
   socket.on('error', (error) => fail(`socket error: ${error.message}`));
   socket.on('close', (code) => fail(`socket closed (${code}) before the reply finished`));
   socket.on('unexpected-response', (_request, response) => fail(`upgrade refused: ${response.statusCode}`));

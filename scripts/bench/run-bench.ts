@@ -18,6 +18,7 @@ import {
   type ThroughputResult,
 } from './chat-scenarios.js';
 import { measureAdversarialOutput, type AdversarialResult } from './adversarial-output.js';
+import { measureBrowserRender, type BrowserRenderResult } from './browser-render.js';
 import { closeHttpClients, httpGet, login } from './hearth-client.js';
 import { measureHistory, seedHistory, type HistoryResult } from './history-scale.js';
 import { launchBrowser, measurePageInBrowser, weighPageOverHttp, type BrowserPageResult, type HttpPageWeight } from './page-weight.js';
@@ -96,6 +97,7 @@ interface Results {
   adversarial?: AdversarialResult[];
   pageWeight?: PageWeightResult;
   history?: HistoryResult;
+  render?: BrowserRenderResult;
   targets: TargetCheck[];
   seconds: number;
 }
@@ -206,7 +208,7 @@ async function main(options: BenchOptions): Promise<Results> {
       log(`  start-up ${results.footprint.startupMs.hearth.join(', ')} ms (bare Node ${results.footprint.startupMs.bareNode.join(', ')} ms); idle RSS ${results.footprint.idleRssMb.hearth} MB`);
     }
 
-    const needsMainServer = runs('relay') || runs('latency') || runs('concurrency') || runs('adversarial') || runs('page');
+    const needsMainServer = runs('relay') || runs('latency') || runs('concurrency') || runs('adversarial') || runs('page') || runs('render');
     if (needsMainServer) {
       server ??= await start(mainDataDir);
       const memory = new MemoryWatch(server.pid);
@@ -239,6 +241,19 @@ async function main(options: BenchOptions): Promise<Results> {
           await browser.close();
         }
         for (const page of http) log(`  ${page.page}: ${page.requests} requests, ${kb(page.totalWireBytes)} on the wire, ${kb(page.totalBytes)} decoded`);
+      }
+
+      // ---- 8. Rendering speed in a phone browser, beside a page that reads Ollama itself ----
+      if (runs('render')) {
+        if (!standin) log('render: skipped (the reply is scripted on the stand-in)');
+        else {
+          log(`render: a ${options.renderTokens}-token reply at full speed in Chromium (390x844, CPU ${options.cpuThrottle}x slower), ${options.renderRounds} rounds beside a direct read...`);
+          results.render = await measureBrowserRender(
+            { baseUrl: server.baseUrl, password, standin, model, log },
+            { tokens: options.renderTokens, rounds: options.renderRounds, cpuThrottle: options.cpuThrottle },
+          );
+          log(`  ratio ${results.render.ratio} (Hearth ${results.render.hearthMedianMs} ms, direct ${results.render.directMedianMs} ms)`);
+        }
       }
 
       // ---- 1. Relay throughput ----
@@ -469,6 +484,25 @@ function buildReport(results: Results): { rows: ReportRow[]; targets: TargetChec
     }
   }
 
+  const render = results.render;
+  if (render) {
+    const section = `8. rendering in a phone browser (${render.tokens} tokens at full speed, CPU ${render.cpuThrottle}x slower, ${render.rounds} rounds)`;
+    rows.push({ section, figure: 'Send to finished reply in the DOM (median)', hearth: ms(render.hearthMedianMs, 0), baseline: `${ms(render.directMedianMs, 0)} page reading Ollama`, target: '' });
+    rows.push({
+      section,
+      figure: 'ratio, Hearth / direct (median of rounds)',
+      hearth: formatNumber(render.ratio, 2),
+      baseline: '1',
+      target: '<= 1.5',
+      met: check('browser render ratio', render.ratio, '', '<= 1.5', render.ratio <= 1.5),
+    });
+    const parts = render.breakdown;
+    rows.push({ section, figure: 'model starts; first text; last streamed text (ms after Send)', hearth: `${ms(parts.modelStartMs, 0)}; ${ms(parts.firstTokenMs, 0)}; ${ms(parts.lastStreamedMs, 0)}`, baseline: '', target: '' });
+    rows.push({ section, figure: 'final Markdown: wait for it; its swap', hearth: `${ms(parts.waitForFinalMs, 0)}; ${ms(parts.finalSwapMs, 0)}`, baseline: '', target: '' });
+    rows.push({ section, figure: 'socket messages; time handling streamed text', hearth: `${parts.frames}; ${ms(parts.streamHandlingMs, 0)}`, baseline: '', target: '' });
+    rows.push({ section, figure: 'main thread: script / layout / style', hearth: `${ms(parts.scriptMs, 0)} / ${ms(parts.layoutMs, 0)} / ${ms(parts.styleMs, 0)}`, baseline: `layout ${ms(render.directLayoutMs, 0)} direct`, target: '' });
+  }
+
   const history = results.history;
   if (history) {
     const section = `6. history (${history.seed.messages.toLocaleString('en')} messages, ${history.seed.conversations.toLocaleString('en')} conversations)`;
@@ -504,6 +538,7 @@ const helpText = `npm run bench [-- --name=value ...]   (or BENCH_NAME=value npm
   --latency-rounds=8 --latency-tokens=100
   --chats=50,200 --reply-tokens=400 --ramp-ms=1000 --direct-sample=50
   --history-messages=100000 --history-conversations=1000 --open-messages=500
+  --render-tokens=3000 --render-rounds=9 --cpu-throttle=4   browser rendering beside a direct read
   --ollama-host=http://127.0.0.1:11434 --model=llama3.2:latest   measure against a real Ollama
   --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"   profile the server
   --server-log=/tmp/hearth-bench.log   keep the server's log

@@ -1,5 +1,4 @@
 import type { WebSocket } from 'ws';
-import { escapeText } from '../markdown/render-markdown.js';
 
 export interface SocketSenderOptions {
   /** Text deltas for the same element are merged into one frame at most this often. */
@@ -10,15 +9,19 @@ export interface SocketSenderOptions {
 
 /**
  * Speaks htmx's WebSocket extension: a JSON message with `target`, `swap` and `content` is
- * swapped in; one without `content` is data for chat.js. Streamed text is escaped here and
- * batched per element, so a fast model sends a few frames per second, not one per token.
+ * swapped in; one without `content` is data for chat.js. Streamed text goes as data,
+ * `{"event":"append","target":"#id","text":"..."}`, which chat.js adds to the element as a text
+ * node (never parsed as HTML): htmx would parse, process and settle every frame, and on a phone
+ * that costs more than the text. It is batched per element, so a fast model sends a frame per
+ * 16 ms, not one per token. Every frame goes through htmx's one queue, so text and swaps keep
+ * their order.
  */
 export function createSocketSender(socket: WebSocket, options: SocketSenderOptions = {}) {
   const frameIntervalMs = options.frameIntervalMs ?? 16;
   const highWaterBytes = options.highWaterBytes ?? 1_000_000;
   const pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
-  let lastFlush = 0;
+  let lastFlush = Number.NEGATIVE_INFINITY;
 
   function send(message: object): void {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -31,7 +34,7 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
       return;
     }
     lastFlush = performance.now();
-    for (const [target, text] of pending) send({ target, swap: 'beforeend', content: escapeText(text) });
+    for (const [target, text] of pending) send({ event: 'append', target, text });
     pending.clear();
   }
 
