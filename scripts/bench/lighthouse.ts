@@ -11,16 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import bcrypt from 'bcrypt';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createChatModel } from '../../src/llm/chat-model.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { auditPage, formatScores, launchAuditedBrowser, type PageScores } from '../../tests/support/lighthouse.js';
 import { startOllamaStandin } from '../../tests/support/ollama-standin.js';
 import { openChatSocket } from '../../tests/support/test-app.js';
 import { createTestRegistry } from '../../tests/support/test-tools.js';
 import { closeHttpClients, login } from './hearth-client.js';
+import { buildBenchApp, listenLocally, type BenchApp } from './in-process-app.js';
 
 const { values: options } = parseArgs({
   options: {
@@ -44,27 +41,12 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-bench-lighthouse-'));
   const standin = await startOllamaStandin();
   const database = openDatabase(dataDir);
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let app: BenchApp | undefined;
   let browser: Awaited<ReturnType<typeof launchAuditedBrowser>> | undefined;
   try {
-    const config = loadConfig({
-      OLLAMA_HOST: standin.url,
-      DATA_DIR: dataDir,
-      MEMORY_FILE: path.join(dataDir, 'memory.md'),
-      TOKENS_DIR: path.join(dataDir, 'tokens'),
-      MCP_CONFIG: path.join(dataDir, 'mcp.json'),
-    });
-    app = await buildApp({
-      config,
-      database,
-      chatModel: createChatModel({ host: standin.url }),
-      credentials: { passwordHash: bcrypt.hashSync(password, 4), secretKey: 'a-bench-secret-that-is-long-enough-0123456789' },
-      // A tool that asks before it acts, so the chat can show an approval card.
-      registry: createTestRegistry().registry,
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address() as import('node:net').AddressInfo;
-    const baseUrl = `http://127.0.0.1:${address.port}`;
+    // A tool that asks before it acts, so the chat can show an approval card.
+    app = await buildBenchApp({ dataDir, database, ollamaUrl: standin.url, password, registry: createTestRegistry().registry });
+    const baseUrl = await listenLocally(app);
 
     // The chat, made as the page makes it: two turns over the WebSocket, the second waiting for approval.
     const cookie = await login(baseUrl, password);

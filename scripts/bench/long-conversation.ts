@@ -11,10 +11,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import bcrypt from 'bcrypt';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createChatModel } from '../../src/llm/chat-model.js';
 import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
@@ -22,6 +18,7 @@ import { openDatabase } from '../../src/storage/database.js';
 import { createToolCallStore } from '../../src/storage/tool-call-store.js';
 import { startOllamaStandin } from '../../tests/support/ollama-standin.js';
 import { closeHttpClients, decodeBody, httpGet, login } from './hearth-client.js';
+import { buildBenchApp, listenLocally, type BenchApp } from './in-process-app.js';
 import { median, percentile, randomSource, round } from './stats.js';
 
 const { values: options } = parseArgs({
@@ -94,32 +91,18 @@ interface Measure {
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-bench-long-'));
   const standin = await startOllamaStandin();
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let app: BenchApp | undefined;
   let database: ReturnType<typeof openDatabase> | undefined;
   try {
     const seeded = seed(dataDir);
     database = openDatabase(dataDir);
-    const config = loadConfig({
-      OLLAMA_HOST: standin.url,
-      DATA_DIR: dataDir,
-      MEMORY_FILE: path.join(dataDir, 'memory.md'),
-      TOKENS_DIR: path.join(dataDir, 'tokens'),
-      MCP_CONFIG: path.join(dataDir, 'mcp.json'),
-    });
-    app = await buildApp({
-      config,
-      database,
-      chatModel: createChatModel({ host: standin.url }),
-      credentials: { passwordHash: bcrypt.hashSync(password, 4), secretKey: 'a-bench-secret-that-is-long-enough-0123456789' },
-    });
+    app = await buildBenchApp({ dataDir, database, ollamaUrl: standin.url, password });
     // Fastify's own clock for each request: from its arrival to the response sent.
     const serverMs = new Map<string, number>();
     app.addHook('onResponse', async (request, reply) => {
       serverMs.set(String(request.headers['x-bench-id'] ?? ''), reply.elapsedTime);
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address() as import('node:net').AddressInfo;
-    const baseUrl = `http://127.0.0.1:${address.port}`;
+    const baseUrl = await listenLocally(app);
     const cookie = await login(baseUrl, password);
 
     let requestNumber = 0;

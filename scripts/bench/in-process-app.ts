@@ -1,0 +1,48 @@
+/**
+ * Hearth built in the benchmark's own process against the Ollama stand-in, as the tests build it:
+ * for figures that need the app's internals (Fastify's own request clock) or a prepared chat.
+ */
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import bcrypt from 'bcrypt';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createChatModel } from '../../src/llm/chat-model.js';
+import type { SqliteDatabase } from '../../src/storage/database.js';
+import type { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
+
+export type BenchApp = Awaited<ReturnType<typeof buildApp>>;
+
+export interface BenchAppOptions {
+  dataDir: string;
+  database: SqliteDatabase;
+  ollamaUrl: string;
+  password: string;
+  registry?: ToolRegistry;
+}
+
+/** The app with every file in `dataDir`; not listening yet, so hooks can still be added. */
+export function buildBenchApp(options: BenchAppOptions): Promise<BenchApp> {
+  const { dataDir, database, ollamaUrl, password, registry } = options;
+  const config = loadConfig({
+    OLLAMA_HOST: ollamaUrl,
+    DATA_DIR: dataDir,
+    MEMORY_FILE: path.join(dataDir, 'memory.md'),
+    TOKENS_DIR: path.join(dataDir, 'tokens'),
+    MCP_CONFIG: path.join(dataDir, 'mcp.json'),
+  });
+  return buildApp({
+    config,
+    database,
+    chatModel: createChatModel({ host: ollamaUrl }),
+    // Cost 4: the benchmarks time pages, not logins.
+    credentials: { passwordHash: bcrypt.hashSync(password, 4), secretKey: 'a-bench-secret-that-is-long-enough-0123456789' },
+    ...(registry ? { registry } : {}),
+  });
+}
+
+/** Listens on a free port of 127.0.0.1; returns the base URL. */
+export async function listenLocally(app: BenchApp): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
