@@ -62,6 +62,10 @@
     button.hidden = !show;
   }
 
+  // After chat.js has followed the new text (it scrolls in the next animation frame; listeners
+  // added later run later in the same frame), so the button never flashes while following.
+  const updateJumpToLatestSoon = () => requestAnimationFrame(updateJumpToLatest);
+
   function jumpToLatest() {
     const element = thread();
     if (!element) return;
@@ -271,7 +275,7 @@
   document.addEventListener('htmx:ws:after:message:incoming', () => {
     refreshTimes(thread() ?? document);
     adoptNewConversation();
-    updateJumpToLatest();
+    updateJumpToLatestSoon();
   });
   document.addEventListener('DOMContentLoaded', () => {
     refreshTimes();
@@ -290,7 +294,7 @@
     openAtHighlight();
     thread()?.addEventListener('scroll', updateJumpToLatest, { passive: true });
     // Streaming starts and ends by a class on <body> (chat.js).
-    new MutationObserver(updateJumpToLatest).observe(body, { attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(updateJumpToLatestSoon).observe(body, { attributes: true, attributeFilter: ['class'] });
     updateJumpToLatest();
     setInterval(() => refreshTimes(), 60_000);
   });

@@ -25,7 +25,8 @@ after(async () => {
 });
 
 const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 };
-const shots = '/work/notes/shots';
+/** Set HEARTH_SCREENSHOTS to a folder to keep pictures of the photo UI for a person to look at. */
+const shots = process.env.HEARTH_SCREENSHOTS;
 
 test('a photo from the gallery is shrunk, refused for a blind model, sent to a vision model and kept in the thread', async (t) => {
   const { test: testApp, baseUrl, page } = await openChat(t, browser, {
@@ -33,7 +34,6 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
     context: phone,
   });
   const { standin } = testApp;
-  fs.mkdirSync(shots, { recursive: true });
 
   // A real 2400×1800 PNG, drawn on a canvas as a camera photo would be big, saved as a file to pick.
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-photos-'));
@@ -87,7 +87,7 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   assert.equal(await page.locator('#photo-error').innerText(), refusal);
   await page.locator('#chat-input').fill('What is in this photo?');
   await page.locator('#chat-send').tap();
-  await page.screenshot({ path: path.join(shots, 'photos-refused-390.png') });
+  if (shots) await page.screenshot({ path: path.join(shots, 'photos-refused-390.png') });
   assert.equal(await page.locator('#chat-thread .chat-message').count(), 0, 'nothing was sent');
   assert.equal(standin.requests.length, 0);
 
@@ -126,7 +126,7 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   t.diagnostic(`thumbnail in the thread: ${thumbnailBytes.size} bytes`);
   const box = (await thumbnail.boundingBox())!;
   assert.ok(box.width <= 220 && box.width > 50 && box.x + box.width <= 390, `a thumbnail on the screen: ${JSON.stringify(box)}`);
-  await page.screenshot({ path: path.join(shots, 'photos-thread-390.png') });
+  if (shots) await page.screenshot({ path: path.join(shots, 'photos-thread-390.png') });
 
   // Tapping it opens the whole photo.
   const [opened] = await Promise.all([page.context().waitForEvent('page'), thumbnail.tap()]);
@@ -174,7 +174,7 @@ test('more than four photos are cut to four with a message, and Send during uplo
   assert.equal(await page.locator('#photo-error').innerText(), 'At most 4 photos can go with one message; 1 left out.');
   await waitFor(page, () => document.querySelectorAll('.photo-tray-item.is-uploading').length === 4);
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: path.join(shots, 'photos-tray-uploading-dark-390.png') });
+  if (shots) await page.screenshot({ path: path.join(shots, 'photos-tray-uploading-dark-390.png') });
 
   await page.locator('#chat-input').fill('Four colours');
   await page.locator('#chat-send').tap();
