@@ -74,7 +74,7 @@ test('round trip: a backup taken while a reply streams restores conversations, m
   // A second reply streams slowly while the backup runs.
   standin.enqueue({ content: Array.from({ length: 80 }, (_, index) => `bee${index}`).join(' '), chunkDelayMs: 50 });
   socket.send({ type: 'send', message: 'Second question' });
-  await socket.waitFor((message) => String(message.content).includes('bee25'), 10_000);
+  await socket.waitFor((message) => String(message.text).includes('bee25'), 10_000);
 
   const backup = await runScript('scripts/backup.ts', ['--tokens'], environment);
   assert.equal(backup.code, 0, backup.output);

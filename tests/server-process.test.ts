@@ -83,7 +83,7 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
   standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `word${index}`).join(' '), chunkDelayMs: 50 });
   socket.send({ type: 'send', message: 'Tell me a long story' });
   // Wait past one periodic save (every second) so the partial reply is on disk.
-  await socket.waitFor((message) => String(message.content).includes('word30'), 10_000);
+  await socket.waitFor((message) => String(message.text).includes('word30'), 10_000);
   first.child.kill('SIGKILL');
   await first.exited;
   socket.socket.terminate();
@@ -102,7 +102,7 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
   const chat = await openChatSocket(baseUrl, cookies, '1');
   standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `term${index}`).join(' '), chunkDelayMs: 50 });
   chat.send({ type: 'send', message: 'Another story', conversationId: '1' });
-  await chat.waitFor((message) => String(message.content).includes('term5'), 10_000);
+  await chat.waitFor((message) => String(message.text).includes('term5'), 10_000);
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
 
@@ -150,7 +150,7 @@ test('npm start: SIGTERM to npm stops the server itself (no orphan) and saves th
   const socket = await openChatSocket(baseUrl, cookies);
   standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `npm${index}`).join(' '), chunkDelayMs: 50 });
   socket.send({ type: 'send', message: 'A story, please' });
-  await socket.waitFor((message) => String(message.content).includes('npm5'), 10_000);
+  await socket.waitFor((message) => String(message.text).includes('npm5'), 10_000);
 
   npm.child.kill('SIGTERM');
   assert.equal(await npm.exited, 0, 'npm ends when the server has shut down cleanly');
