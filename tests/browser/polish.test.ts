@@ -57,6 +57,9 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await send(page, 'Send a note to buy milk');
     await page.locator('.tool-call-card .tool-approval').waitFor();
     assert.equal(await page.locator('#chat-thread pre').first().getAttribute('tabindex'), '0', 'code blocks take keyboard focus');
+    // The reply waits for the person: edits and regenerating, which the server refuses now, are not offered.
+    assert.equal(await page.locator('#chat-thread .message-edit').count() > 0, true);
+    assert.equal(await page.locator('#chat-thread :is(.message-edit, .message-regenerate, .message-retry):visible').count(), 0);
     assert.deepEqual(await violationsOf(page), [], 'chat page');
 
     await page.goto(`${baseUrl}/memory`);
