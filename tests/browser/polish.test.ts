@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
-import { lastAssistant, normalize, openChat, send, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { lastAssistant, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
@@ -256,5 +256,34 @@ test('when Ollama is not answering, the failed reply says so in plain words and 
   assert.equal(back.requests.length, 1);
   assert.equal(back.requests[0]!.messages.at(-1)!.content, 'Are you there?');
   assert.equal(await page.locator('#chat-thread .chat-message-user').count(), 1, 'the question was not sent twice');
+  assertNoPageErrors(page);
+});
+
+test('Ollama down when the page opened: the typed message stays, and Retry on the notice sends it once Ollama is back', async (t) => {
+  const testApp = await buildTestApp(t);
+  const baseUrl = await testApp.listen();
+  const port = Number(new URL(testApp.standin.url).port);
+  await testApp.standin.close();
+  const { page } = await newPage(t, browser, phone);
+  await trackSocket(page);
+  await loginInBrowser(page, baseUrl);
+  await waitForSocket(page);
+  await page.locator('#chat-input').fill('Is anyone there?');
+  await page.locator('#chat-send').tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread > .chat-error-notice').length > 1);
+  assert.equal(await page.locator('#chat-input').inputValue(), 'Is anyone there?', 'the message is kept in the input');
+  const retry = page.locator('#chat-thread > .chat-error-notice .chat-retry').last();
+  assert.equal(normalize(await page.locator('#chat-thread > .chat-error-notice .chat-error-text').last().textContent()), 'Ollama is not answering. Check that it is running, then retry.');
+
+  const back = await startOllamaStandin({ port });
+  t.after(() => back.close());
+  back.enqueue({ content: 'Here now.' });
+  await retry.tap();
+  await page.locator('#chat-thread .chat-message-user').waitFor();
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await page.locator('#chat-thread .chat-message-user .chat-message-body').textContent()), 'Is anyone there?');
+  assert.equal(normalize(await lastAssistant(page).locator('.chat-message-body').textContent()), 'Here now.');
+  assert.equal(await page.locator('#chat-thread > .chat-error-notice').count(), 0, 'the old notices are gone');
+  assert.equal(back.requests.length, 1);
   assertNoPageErrors(page);
 });
