@@ -115,7 +115,8 @@ test('a mid-stream error keeps the partial text and names the problem', async (t
   standin.enqueue({ content: 'partial words here and more', errorAfterChunks: 2, midStreamError: 'out of memory' });
   socket.send({ type: 'send', message: 'Go' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
-  assert.match(String(final.content), /class="chat-error"[^>]*>[^<]*out of memory/);
+  assert.match(String(final.content), /class="chat-error-text">Ollama stopped with an error while writing the reply\.<\/p>/);
+  assert.match(String(final.content), /<summary>Details<\/summary>[^<]*out of memory/);
   const saved = store.getMessage(2)!;
   assert.equal(saved.status, 'failed');
   assert.equal(saved.content, 'partial words ');

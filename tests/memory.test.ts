@@ -35,7 +35,8 @@ test('a missing memory file is created, and a hand edit reaches the very next re
   socket.send({ type: 'send', message: 'Who am I?', conversationId: '1' });
   await turnFinished();
   assert.match(standin.requests[1]!.messages[0]!.content, /<memory>\n- The user is called Ada\.\n<\/memory>/);
-  assert.deepEqual(app.memory.versions().map((version) => version.author), ['hand edit', 'created']);
+  // Creating the empty file was no change: the hand edit is the only version.
+  assert.deepEqual(app.memory.versions().map((version) => version.author), ['hand edit']);
 });
 
 test('[MEMORY_UPDATE] replaces the memory, keeps a version, and is not shown as text', async (t) => {

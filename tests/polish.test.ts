@@ -232,3 +232,17 @@ test('the memory page says so when a save changed nothing', async (t) => {
   assert.equal(app.memory.versions().length, versions);
   assert.match((await get('/memory?saved=unchanged')).body, /Nothing changed/);
 });
+
+test('a fresh memory page lists no past version: creating the empty file is not a change', async (t) => {
+  const { app, get } = await loggedIn(t);
+  const page = await get('/memory');
+  assert.equal(page.statusCode, 200);
+  assert.deepEqual(app.memory.versions(), [], 'no version before any text was written');
+  assert.doesNotMatch(page.body, /class="memory-version"/);
+  assert.doesNotMatch(page.body, /\(empty\)/);
+  // Reading again (the empty file now exists) records nothing either; the first real text does.
+  await app.memory.read();
+  assert.equal(app.memory.versions().length, 0);
+  await app.memory.write('- likes tea\n', 'browser');
+  assert.deepEqual(app.memory.versions().map((version) => version.content), ['- likes tea\n']);
+});

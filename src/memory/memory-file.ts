@@ -82,11 +82,11 @@ export function createMemoryFile(options: { file: string; maxBytes: number; data
       content = await fs.readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw describeFileError(error, file, 'read');
+      // An empty file is no change: the first version is the first real text.
       await writeAtomically(emptyMemory);
-      insertVersion.run(emptyMemory, 'created', now());
       return emptyMemory;
     }
-    if (latestVersion.get()?.content !== content) insertVersion.run(content, 'hand edit', now());
+    if ((latestVersion.get()?.content ?? emptyMemory) !== content) insertVersion.run(content, 'hand edit', now());
     return content;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Lighthouse as a phone (its default mobile emulation and throttling) scores the login page, a chat
- * with messages, a code block, a tool card and an approval card, and the memory page at least 95 in
+ * with messages, a code block, a photo, a tool card and an approval card, and the memory page at least 95 in
  * performance, accessibility, best practices and SEO; and none of those pages asks for anything
  * outside the server.
  */
@@ -10,6 +10,8 @@ import { loginInBrowser, watchPage, assertNoPageErrors } from '../support/browse
 import { send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { auditPageSteadily, formatScores, launchAuditedBrowser, lighthouseCategories, type SteadyPageScores } from '../support/lighthouse.js';
 import { buildTestApp } from '../support/test-app.js';
+import { createAttachmentStore } from '../../src/storage/attachment-store.js';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { createTestRegistry } from '../support/test-tools.js';
 
 const minimumScore = 0.95;
@@ -50,13 +52,34 @@ test('Lighthouse (mobile) scores login, chat and memory pages at least 95 in eve
   await send(page, 'What is 6 times 7?');
   await waitFor(page, () => document.querySelectorAll('.chat-message-assistant').length === 2);
   assert.equal(await waitForReplyEnd(page), 'complete');
+  // A photo message between the turns, stored as the browser sends one: a thumbnail shown without
+  // its size would move everything below it when it loads (layout shift).
+  await waitFor(page, () => /^\/c\/\d+$/.test(location.pathname));
+  const conversationId = Number(new URL(page.url()).pathname.split('/')[2]);
+  const photoBase64 = await page.evaluate(() => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 1200;
+    canvas.height = 900;
+    const context = canvas.getContext('2d')!;
+    context.fillStyle = '#1c7ed6';
+    context.fillRect(0, 0, 1200, 900);
+    return canvas.toDataURL('image/jpeg', 0.8).slice('data:image/jpeg;base64,'.length);
+  });
+  const photoBytes = Buffer.from(photoBase64, 'base64');
+  const store = createConversationStore(testApp.database);
+  const attachments = createAttachmentStore(testApp.database);
+  const photoMessage = store.addMessage(conversationId, 'user', 'What is in this photo?');
+  const photo = attachments.add({ mime: 'image/jpeg', bytes: photoBytes, width: 1200, height: 900 });
+  attachments.setThumbnail(photo.id, photoBytes);
+  attachments.linkToMessage([photo.id], conversationId, photoMessage.id);
+  store.addMessage(conversationId, 'assistant', 'A blue square.', { model: 'llama3.2:latest' });
   await send(page, 'Send a note to buy milk');
   await page.locator('.tool-call-card .tool-approval').waitFor();
   await waitFor(page, () => /^\/c\/\d+$/.test(location.pathname));
   const chatUrl = page.url();
   // What Lighthouse will load: the saved chat, rendered by the server, still holds every part.
   await page.reload();
-  for (const part of ['.chat-message-user', '.chat-message-assistant pre', '.tool-call-card', '.tool-approval button.tool-approve']) {
+  for (const part of ['.chat-message-user', '.chat-message-assistant pre', '.tool-call-card', '.tool-approval button.tool-approve', '.message-photo img[width][height]']) {
     assert.ok((await page.locator(part).count()) > 0, `the reloaded chat page shows ${part}`);
   }
   assertNoPageErrors(page);
@@ -71,6 +94,8 @@ test('Lighthouse (mobile) scores login, chat and memory pages at least 95 in eve
     // Lighthouse audited the logged-in pages, not the login form a stranger is redirected to.
     assert.equal(new URL(run.finalUrl).pathname, new URL(run.url).pathname, `Lighthouse ended on ${run.finalUrl}, not ${run.url}:\n${report}`);
     assert.deepEqual(run.foreignRequests, [], `requests outside the server:\n${report}`);
+    // A photo thumbnail (or anything else) that takes its space only once loaded moves the page.
+    assert.deepEqual(run.failingAudits.filter((audit) => audit.startsWith('performance/cumulative-layout-shift')), [], `layout shift on ${run.url}:\n${report}`);
     for (const category of lighthouseCategories) {
       assert.ok(run.scores[category] >= minimumScore, `${category} below ${minimumScore * 100} on ${run.url}:\n${report}`);
     }

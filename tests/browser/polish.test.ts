@@ -8,8 +8,16 @@ import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
-import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
+import { lastAssistant, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { startOllamaStandin } from '../support/ollama-standin.js';
+import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
+import { renderMarkdown } from '../../src/markdown/render-markdown.js';
+import { createAttachmentStore } from '../../src/storage/attachment-store.js';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { buildTestApp } from '../support/test-app.js';
 import { createTestRegistry } from '../support/test-tools.js';
 
@@ -49,6 +57,9 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await send(page, 'Send a note to buy milk');
     await page.locator('.tool-call-card .tool-approval').waitFor();
     assert.equal(await page.locator('#chat-thread pre').first().getAttribute('tabindex'), '0', 'code blocks take keyboard focus');
+    // The reply waits for the person: edits and regenerating, which the server refuses now, are not offered.
+    assert.equal(await page.locator('#chat-thread .message-edit').count() > 0, true);
+    assert.equal(await page.locator('#chat-thread :is(.message-edit, .message-regenerate, .message-retry):visible').count(), 0);
     assert.deepEqual(await violationsOf(page), [], 'chat page');
 
     await page.goto(`${baseUrl}/memory`);
@@ -144,5 +155,135 @@ test('memory page: the byte counter follows typing (UTF-8), and Reset to default
   page.once('dialog', (dialog) => void dialog.accept());
   await Promise.all([page.waitForURL(/saved=prompt/), page.locator('#system-prompt-reset').click()]);
   assert.notEqual(await page.locator('#system-prompt-editor').inputValue(), 'My own prompt {{memory}}', 'accepted: reset to default');
+  assertNoPageErrors(page);
+});
+
+/** A 1200×900 JPEG drawn in the page, as a phone photo shrunk by the browser would be. */
+async function drawnJpeg(page: Page): Promise<Buffer> {
+  const base64 = await page.evaluate(() => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 1200;
+    canvas.height = 900;
+    const context = canvas.getContext('2d')!;
+    context.fillStyle = '#1c7ed6';
+    context.fillRect(0, 0, 1200, 900);
+    return canvas.toDataURL('image/jpeg', 0.8).slice('data:image/jpeg;base64,'.length);
+  });
+  return Buffer.from(base64, 'base64');
+}
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test(`axe finds no violations in the phone states: editor, versions, photos and the tray, rename, a failed reply, a search match, ${colorScheme}`, async (t: TestContext) => {
+    const { page, test: testApp, baseUrl } = await openChat(t, browser, { context: { ...phone, colorScheme } });
+    const store = createConversationStore(testApp.database);
+    const attachments = createAttachmentStore(testApp.database);
+    const conversation = store.createConversation('Show me code', 'llama3.2:latest');
+    store.addMessage(conversation.id, 'user', 'Show me code');
+    const reply = 'Here is **some code**:\n\n```js\nconst ok = 1 < 2;\n```\n';
+    const answer = store.addMessage(conversation.id, 'assistant', reply, { model: 'llama3.2:latest' });
+    store.updateMessage(answer.id, { html: renderMarkdown(reply), html_version: markdownRendererVersion });
+    await page.goto(`${baseUrl}/c/${conversation.id}`);
+    await waitForSocket(page);
+
+    await page.locator('.chat-message-user .message-edit').tap();
+    await page.locator('.message-editor').fill('Show me other code');
+    assert.deepEqual(await violationsOf(page), [], 'the inline editor open');
+    testApp.standin.enqueue({ content: 'Other code: `ok()`.' });
+    await page.locator('.message-edit-save').tap();
+    await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
+    assert.equal(await waitForReplyEnd(page), 'complete');
+
+    // A photo message, stored as the browser sends one, then a reply that fails.
+    const jpeg = await drawnJpeg(page);
+    const photoMessage = store.addMessage(conversation.id, 'user', 'What is in this photo?');
+    const photo = attachments.add({ mime: 'image/jpeg', bytes: jpeg, width: 1200, height: 900 });
+    attachments.setThumbnail(photo.id, jpeg);
+    attachments.linkToMessage([photo.id], conversation.id, photoMessage.id);
+    store.addMessage(conversation.id, 'assistant', 'A blue square.', { model: 'llama3.2:latest' });
+    await page.reload();
+    await waitForSocket(page);
+    testApp.standin.enqueue({ status: 500, error: 'model runner crashed' });
+    await send(page, 'And now?');
+    assert.equal(await waitForReplyEnd(page), 'failed');
+    await lastAssistant(page).locator('.message-retry').waitFor();
+    await page.locator('.message-photo img').waitFor();
+    assert.deepEqual(await violationsOf(page), [], 'versions, a photo message and a failed reply with Retry');
+
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-axe-photo-'));
+    t.after(() => fs.rmSync(folder, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(folder, 'blue.jpg'), jpeg);
+    await page.locator('#photo-input').setInputFiles(path.join(folder, 'blue.jpg'));
+    await waitFor(page, () => document.querySelectorAll('.photo-tray-item:not(.is-uploading)').length === 1);
+    assert.deepEqual(await violationsOf(page), [], 'the composer tray with a photo');
+
+    await page.locator('#chat-title-button').tap();
+    await page.locator('#chat-title-input').waitFor({ state: 'visible' });
+    assert.deepEqual(await violationsOf(page), [], 'the rename field');
+
+    const long = store.createConversation('A long chat', 'llama3.2:latest');
+    const ids = Array.from({ length: 80 }, (_, index) => store.addMessage(long.id, index % 2 ? 'assistant' : 'user', index === 20 ? 'The kettle is descaled.' : `Message ${index}`).id);
+    await page.goto(`${baseUrl}/c/${long.id}?at=${ids[20]}&q=kettle#message-${ids[20]}`);
+    await waitForSocket(page);
+    await page.locator('mark.search-mark').waitFor();
+    assert.deepEqual(await violationsOf(page), [], 'a chat opened at a search match');
+    assertNoPageErrors(page, [/status of 500/]);
+  });
+}
+
+test('when Ollama is not answering, the failed reply says so in plain words and Retry resends once it is back', async (t) => {
+  const { page, test: testApp } = await openChat(t, browser, { context: phone });
+  const port = Number(new URL(testApp.standin.url).port);
+  await testApp.standin.close();
+
+  await send(page, 'Are you there?');
+  assert.equal(await waitForReplyEnd(page), 'failed');
+  const failed = lastAssistant(page);
+  assert.equal(normalize(await failed.locator('.chat-error-text').textContent()), 'Ollama is not answering. Check that it is running, then retry.');
+  assert.match(normalize(await failed.locator('.chat-error-details').textContent()), /Ollama is not answering at http:\/\/127\.0\.0\.1:\d+/, 'the exact words stay under Details');
+  assert.equal(await failed.locator('.chat-retry').count(), 0, 'no reload link inside a reply: its Retry button resends');
+  const retry = failed.locator('.message-retry');
+  assert.equal(normalize(await retry.textContent()), 'Retry');
+  const box = (await retry.boundingBox())!;
+  assert.ok(box.width >= 44 && box.height >= 44 && box.x + box.width <= 390, `Retry is a full tap target on screen (${box.width}x${box.height} at ${box.x})`);
+
+  // Ollama is back on the same address: Retry asks it the same question, without retyping.
+  const back = await startOllamaStandin({ port });
+  t.after(() => back.close());
+  back.enqueue({ content: 'Yes, here now.' });
+  await retry.tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant:last-of-type')?.getAttribute('data-status') === 'complete');
+  assert.equal(normalize(await lastAssistant(page).locator('.chat-message-body').textContent()), 'Yes, here now.');
+  assert.equal(back.requests.length, 1);
+  assert.equal(back.requests[0]!.messages.at(-1)!.content, 'Are you there?');
+  assert.equal(await page.locator('#chat-thread .chat-message-user').count(), 1, 'the question was not sent twice');
+  assertNoPageErrors(page);
+});
+
+test('Ollama down when the page opened: the typed message stays, and Retry on the notice sends it once Ollama is back', async (t) => {
+  const testApp = await buildTestApp(t);
+  const baseUrl = await testApp.listen();
+  const port = Number(new URL(testApp.standin.url).port);
+  await testApp.standin.close();
+  const { page } = await newPage(t, browser, phone);
+  await trackSocket(page);
+  await loginInBrowser(page, baseUrl);
+  await waitForSocket(page);
+  await page.locator('#chat-input').fill('Is anyone there?');
+  await page.locator('#chat-send').tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread > .chat-error-notice').length > 1);
+  assert.equal(await page.locator('#chat-input').inputValue(), 'Is anyone there?', 'the message is kept in the input');
+  const retry = page.locator('#chat-thread > .chat-error-notice .chat-retry').last();
+  assert.equal(normalize(await page.locator('#chat-thread > .chat-error-notice .chat-error-text').last().textContent()), 'Ollama is not answering. Check that it is running, then retry.');
+
+  const back = await startOllamaStandin({ port });
+  t.after(() => back.close());
+  back.enqueue({ content: 'Here now.' });
+  await retry.tap();
+  await page.locator('#chat-thread .chat-message-user').waitFor();
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await page.locator('#chat-thread .chat-message-user .chat-message-body').textContent()), 'Is anyone there?');
+  assert.equal(normalize(await lastAssistant(page).locator('.chat-message-body').textContent()), 'Here now.');
+  assert.equal(await page.locator('#chat-thread > .chat-error-notice').count(), 0, 'the old notices are gone');
+  assert.equal(back.requests.length, 1);
   assertNoPageErrors(page);
 });
