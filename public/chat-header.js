@@ -268,11 +268,25 @@
     }
   });
 
-  document.addEventListener('htmx:ws:after:message:incoming', () => {
-    refreshTimes(thread() ?? document);
-    adoptNewConversation();
-    updateJumpToLatest();
-  });
+  // Reading the thread's scroll height forces a layout, and a phone gets several socket messages
+  // and scroll events per frame: all of it is done once, in the next frame, where the layout is due anyway.
+  let framePending = false;
+  let messagesArrived = false;
+  function updateSoon(afterMessages) {
+    messagesArrived ||= afterMessages;
+    if (framePending) return;
+    framePending = true;
+    requestAnimationFrame(() => {
+      framePending = false;
+      if (messagesArrived) {
+        messagesArrived = false;
+        refreshTimes(thread() ?? document);
+        adoptNewConversation();
+      }
+      updateJumpToLatest();
+    });
+  }
+  document.addEventListener('htmx:ws:after:message:incoming', () => updateSoon(true));
   document.addEventListener('DOMContentLoaded', () => {
     refreshTimes();
     // Pages loaded above or below get their times too (htmx's swap events fire on the detached loader).
@@ -288,9 +302,9 @@
       }).observe(element, { childList: true });
     }
     openAtHighlight();
-    thread()?.addEventListener('scroll', updateJumpToLatest, { passive: true });
+    thread()?.addEventListener('scroll', () => updateSoon(false), { passive: true });
     // Streaming starts and ends by a class on <body> (chat.js).
-    new MutationObserver(updateJumpToLatest).observe(body, { attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(() => updateSoon(false)).observe(body, { attributes: true, attributeFilter: ['class'] });
     updateJumpToLatest();
     setInterval(() => refreshTimes(), 60_000);
   });
