@@ -270,6 +270,8 @@
 
   // Reading the thread's scroll height forces a layout, and a phone gets several socket messages
   // and scroll events per frame: all of it is done once, in the next frame, where the layout is due anyway.
+  // New and replaced messages get their times from the thread's MutationObserver below; writing
+  // every time again here would make the browser restyle the whole thread before that read.
   let framePending = false;
   let messagesArrived = false;
   function updateSoon(afterMessages) {
@@ -280,7 +282,6 @@
       framePending = false;
       if (messagesArrived) {
         messagesArrived = false;
-        refreshTimes(thread() ?? document);
         adoptNewConversation();
       }
       updateJumpToLatest();

@@ -38,6 +38,9 @@ test('a message is saved before the model is called, and the reply streams then 
   assert.match(String(final.content), /<strong>bold<\/strong> &amp; &lt;b&gt;raw&lt;\/b&gt;/);
   assert.match(String(final.content), /data-status="complete"/);
   assert.ok(socket.messages.some(isSwap('#history-list', 'afterbegin')), 'the new conversation is added to the list');
+  // The sidebar item waits for the reply's first words, which a phone then shows sooner.
+  const firstText = socket.messages.findIndex((message) => message.event === 'append' && message.target === '#message-2-body');
+  assert.ok(firstText > 0 && socket.messages.findIndex(isSwap('#history-list', 'afterbegin')) > firstText, 'the sidebar item comes after the first text');
 
   const saved = store.listMessages(1);
   assert.deepEqual(saved.map((message) => [message.role, message.status]), [['user', 'complete'], ['assistant', 'complete']]);
