@@ -62,10 +62,6 @@
     button.hidden = !show;
   }
 
-  // After chat.js has followed the new text (it scrolls in the next animation frame; listeners
-  // added later run later in the same frame), so the button never flashes while following.
-  const updateJumpToLatestSoon = () => requestAnimationFrame(updateJumpToLatest);
-
   function jumpToLatest() {
     const element = thread();
     if (!element) return;
@@ -272,11 +268,26 @@
     }
   });
 
-  document.addEventListener('htmx:ws:after:message:incoming', () => {
-    refreshTimes(thread() ?? document);
-    adoptNewConversation();
-    updateJumpToLatestSoon();
-  });
+  // Reading the thread's scroll height forces a layout, and a phone gets several socket messages
+  // and scroll events per frame: all of it is done once, in the next frame, where the layout is due anyway.
+  // New and replaced messages get their times from the thread's MutationObserver below; writing
+  // every time again here would make the browser restyle the whole thread before that read.
+  let framePending = false;
+  let messagesArrived = false;
+  function updateSoon(afterMessages) {
+    messagesArrived ||= afterMessages;
+    if (framePending) return;
+    framePending = true;
+    requestAnimationFrame(() => {
+      framePending = false;
+      if (messagesArrived) {
+        messagesArrived = false;
+        adoptNewConversation();
+      }
+      updateJumpToLatest();
+    });
+  }
+  document.addEventListener('htmx:ws:after:message:incoming', () => updateSoon(true));
   document.addEventListener('DOMContentLoaded', () => {
     refreshTimes();
     // Pages loaded above or below get their times too (htmx's swap events fire on the detached loader).
@@ -292,9 +303,9 @@
       }).observe(element, { childList: true });
     }
     openAtHighlight();
-    thread()?.addEventListener('scroll', updateJumpToLatest, { passive: true });
+    thread()?.addEventListener('scroll', () => updateSoon(false), { passive: true });
     // Streaming starts and ends by a class on <body> (chat.js).
-    new MutationObserver(updateJumpToLatestSoon).observe(body, { attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(() => updateSoon(false)).observe(body, { attributes: true, attributeFilter: ['class'] });
     updateJumpToLatest();
     setInterval(() => refreshTimes(), 60_000);
   });

@@ -32,10 +32,19 @@
   // many times per frame, and each read in between would lay the whole reply out again.
   let framePending = false;
   let contentChanged = false;
+  // Swaps and events from the socket: the classes on <body> restyle the whole page, so they are
+  // set once per frame, however many messages came in it.
+  let structureChanged = false;
   let scrolled = false;
   let lastTop = 0;
   function onFrame() {
     framePending = false;
+    if (structureChanged) {
+      structureChanged = false;
+      updateStreamingState();
+      if (document.querySelector('#chat-thread > .chat-error-notice:last-child')) body.classList.remove('is-sending');
+      makeCodeBlocksFocusable();
+    }
     const element = thread();
     if (!element) return;
     if (scrolled) {
@@ -136,9 +145,8 @@
   });
 
   document.addEventListener('htmx:ws:after:message:incoming', () => {
-    updateStreamingState();
+    structureChanged = true;
     scrollToEndSoon();
-    if (document.querySelector('#chat-thread > .chat-error-notice:last-child')) body.classList.remove('is-sending');
   });
 
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
@@ -216,7 +224,6 @@
   function makeCodeBlocksFocusable() {
     document.querySelectorAll('#chat-thread pre:not([tabindex])').forEach((block) => block.setAttribute('tabindex', '0'));
   }
-  document.addEventListener('htmx:ws:after:message:incoming', makeCodeBlocksFocusable);
   document.addEventListener('DOMContentLoaded', makeCodeBlocksFocusable);
 
   document.addEventListener('keydown', (event) => {

@@ -57,3 +57,25 @@ test('text that arrives within one interval goes out as one frame when the inter
   assert.deepEqual(frames().map((frame) => frame.text), ['first ', 'a b c ']);
   sender.close();
 });
+
+test('messages added into the thread in one go reach the page as one swap, still in order with text and events', async () => {
+  const { socket, frames } = recordingSocket();
+  const sender = createSocketSender(socket, { frameIntervalMs: 10_000 });
+  sender.event('message-accepted', { conversationId: 1 });
+  sender.swap('#chat-thread', 'beforeend', '<article id="message-1">you</article>');
+  sender.swap('#chat-thread', 'beforeend', '<article id="message-2"></article>');
+  // Text for the second message must follow the swap that makes it.
+  sender.appendText('#message-2-body', 'Hello');
+  sender.swap('#history-list', 'afterbegin', '<li>chat</li>');
+  sender.swap('#chat-thread', 'beforeend', '<p>notice</p>');
+  assert.equal(frames().length, 4, 'the last beforeend swap waits for the end of the task');
+  await Promise.resolve();
+  assert.deepEqual(frames(), [
+    { event: 'message-accepted', conversationId: 1 },
+    { target: '#chat-thread', swap: 'beforeend', content: '<article id="message-1">you</article><article id="message-2"></article>' },
+    { event: 'append', target: '#message-2-body', text: 'Hello' },
+    { target: '#history-list', swap: 'afterbegin', content: '<li>chat</li>' },
+    { target: '#chat-thread', swap: 'beforeend', content: '<p>notice</p>' },
+  ]);
+  sender.close();
+});

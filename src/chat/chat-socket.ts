@@ -56,11 +56,25 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
     const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
 
+    // A new chat's sidebar item is not needed to read the reply: it goes after the reply's first
+    // text (or whatever else comes first, or after a second), so a phone, busy laying out the
+    // new messages, shows the first words sooner.
+    let afterFirstText: (() => void) | undefined;
+    let afterFirstTextTimer: NodeJS.Timeout | undefined;
+    const sendAfterFirstText = () => {
+      clearTimeout(afterFirstTextTimer);
+      const sendLater = afterFirstText;
+      afterFirstText = undefined;
+      sendLater?.();
+    };
+
     const onEvent = (event: ReplyEvent) => {
+      if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta') sendAfterFirstText();
       switch (event.type) {
         case 'delta':
           sender.appendText(`#message-${event.messageId}-thinking`, event.thinking);
           sender.appendText(`#message-${event.messageId}-body`, event.content);
+          if (afterFirstText && (event.thinking || event.content)) sendAfterFirstText();
           break;
         case 'message-added': {
           const html = reader.messageHtml(event.messageId);
@@ -133,7 +147,10 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
               sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}` });
-              sender.swap('#history-list', 'afterbegin', view.historyItem({ ...toHistoryItemView(conversation, conversation.id) }));
+              const historyItem = view.historyItem({ ...toHistoryItemView(conversation, conversation.id) });
+              sendAfterFirstText();
+              afterFirstText = () => sender.swap('#history-list', 'afterbegin', historyItem);
+              afterFirstTextTimer = setTimeout(sendAfterFirstText, 1000);
             }
           },
         );
@@ -211,6 +228,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     });
 
     socket.on('close', () => {
+      clearTimeout(afterFirstTextTimer);
+      afterFirstText = undefined;
       unsubscribe?.();
       sender.close();
     });

@@ -22,13 +22,26 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
   const pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
   let lastFlush = Number.NEGATIVE_INFINITY;
+  // A `beforeend` swap waits for the end of the current task: the next ones into the same target
+  // (a user's message and the reply's placeholder are added together) join it, so the page parses
+  // and inserts them once, with one round of its handlers, instead of once each.
+  let heldSwap: { target: string; swap: string; content: string } | undefined;
 
   function send(message: object): void {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   }
 
+  function sendHeldSwap(): void {
+    if (!heldSwap) return;
+    const message = heldSwap;
+    heldSwap = undefined;
+    send(message);
+  }
+
   function flush(): void {
     timer = undefined;
+    // Text may be for an element the held swap makes.
+    sendHeldSwap();
     if (socket.bufferedAmount > highWaterBytes) {
       timer = setTimeout(flush, frameIntervalMs * 4);
       return;
@@ -45,13 +58,21 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
         clearTimeout(timer);
         flush();
       }
-      send({ target, swap, content });
+      if (heldSwap && swap === 'beforeend' && heldSwap.swap === swap && heldSwap.target === target) {
+        heldSwap.content += content;
+        return;
+      }
+      sendHeldSwap();
+      if (swap !== 'beforeend') return send({ target, swap, content });
+      heldSwap = { target, swap, content };
+      queueMicrotask(sendHeldSwap);
     },
     event(name: string, detail: Record<string, unknown> = {}): void {
       if (pending.size > 0) {
         clearTimeout(timer);
         flush();
       }
+      sendHeldSwap();
       send({ event: name, ...detail });
     },
     appendText(target: string, text: string): void {
@@ -65,6 +86,7 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
     close(): void {
       clearTimeout(timer);
       pending.clear();
+      heldSwap = undefined;
     },
   };
 }
