@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { loginInBrowser, watchPage, assertNoPageErrors } from '../support/browser.js';
-import { send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { askForApproval, chatWithToolAndCode, trackSocket, waitFor, waitForSocket } from '../support/chat-page.js';
 import { auditPageSteadily, formatScores, launchAuditedBrowser, lighthouseCategories, type SteadyPageScores } from '../support/lighthouse.js';
 import { buildTestApp } from '../support/test-app.js';
 import { createAttachmentStore } from '../../src/storage/attachment-store.js';
@@ -44,14 +44,7 @@ test('Lighthouse (mobile) scores login, chat and memory pages at least 95 in eve
   await loginInBrowser(page, baseUrl);
   assert.equal(new URL(page.url()).pathname, '/', 'logged in');
   await waitForSocket(page);
-  testApp.standin.enqueue(
-    { content: 'Let me calculate. [TOOL:calculator]6 * 7[/TOOL]' },
-    { content: 'The answer is **42**.\n\n```js\nconst answer = 42; // a long line that has to scroll sideways on a phone screen\n```\n' },
-    { content: '[TOOL:send_note]buy milk[/TOOL]' },
-  );
-  await send(page, 'What is 6 times 7?');
-  await waitFor(page, () => document.querySelectorAll('.chat-message-assistant').length === 2);
-  assert.equal(await waitForReplyEnd(page), 'complete');
+  await chatWithToolAndCode(page, testApp.standin);
   // A photo message between the turns, stored as the browser sends one: a thumbnail shown without
   // its size would move everything below it when it loads (layout shift).
   await waitFor(page, () => /^\/c\/\d+$/.test(location.pathname));
@@ -73,8 +66,7 @@ test('Lighthouse (mobile) scores login, chat and memory pages at least 95 in eve
   attachments.setThumbnail(photo.id, photoBytes);
   attachments.linkToMessage([photo.id], conversationId, photoMessage.id);
   store.addMessage(conversationId, 'assistant', 'A blue square.', { model: 'llama3.2:latest' });
-  await send(page, 'Send a note to buy milk');
-  await page.locator('.tool-call-card .tool-approval').waitFor();
+  await askForApproval(page);
   await waitFor(page, () => /^\/c\/\d+$/.test(location.pathname));
   const chatUrl = page.url();
   // What Lighthouse will load: the saved chat, rendered by the server, still holds every part.

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
-import { lastAssistant, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { askForApproval, chatWithToolAndCode, lastAssistant, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
@@ -46,16 +46,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await loginPage.goto(`${baseUrl}/login`);
     assert.deepEqual(await violationsOf(loginPage), [], 'login page');
 
-    testApp.standin.enqueue(
-      { content: 'Let me calculate. [TOOL:calculator]6 * 7[/TOOL]' },
-      { content: 'The answer is **42**.\n\n```js\nconst answer = 42; // a long line that has to scroll sideways on a phone screen\n```\n' },
-      { content: '[TOOL:send_note]buy milk[/TOOL]' },
-    );
-    await send(page, 'What is 6 times 7?');
-    await waitFor(page, () => document.querySelectorAll('.chat-message-assistant').length === 2);
-    assert.equal(await waitForReplyEnd(page), 'complete');
-    await send(page, 'Send a note to buy milk');
-    await page.locator('.tool-call-card .tool-approval').waitFor();
+    await chatWithToolAndCode(page, testApp.standin);
+    await askForApproval(page);
     assert.equal(await page.locator('#chat-thread pre').first().getAttribute('tabindex'), '0', 'code blocks take keyboard focus');
     // The reply waits for the person: edits and regenerating, which the server refuses now, are not offered.
     assert.equal(await page.locator('#chat-thread .message-edit').count() > 0, true);

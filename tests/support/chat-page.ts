@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { loginInBrowser, newPage } from './browser.js';
+import type { OllamaStandin } from './ollama-standin.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 export interface ChatSetup {
@@ -100,3 +101,25 @@ export function words(count: number, prefix = 'word'): string {
   return Array.from({ length: count }, (_, index) => `${prefix}${index + 1}`).join(' ');
 }
 
+
+/**
+ * The everyday chat that the page checks (axe, Lighthouse) look at: a turn with a calculator card
+ * and a code block that scrolls sideways. The stand-in also gets the next turn's reply, a call to
+ * the test registry's `send_note`, which waits for approval: see askForApproval.
+ */
+export async function chatWithToolAndCode(page: Page, standin: Pick<OllamaStandin, 'enqueue'>): Promise<void> {
+  standin.enqueue(
+    { content: 'Let me calculate. [TOOL:calculator]6 * 7[/TOOL]' },
+    { content: 'The answer is **42**.\n\n```js\nconst answer = 42; // a long line that has to scroll sideways on a phone screen\n```\n' },
+    { content: '[TOOL:send_note]buy milk[/TOOL]' },
+  );
+  await send(page, 'What is 6 times 7?');
+  await waitFor(page, () => document.querySelectorAll('.chat-message-assistant').length === 2);
+  assert.equal(await waitForReplyEnd(page), 'complete');
+}
+
+/** The turn after chatWithToolAndCode: its tool call shows an approval card. */
+export async function askForApproval(page: Page): Promise<void> {
+  await send(page, 'Send a note to buy milk');
+  await page.locator('.tool-call-card .tool-approval').waitFor();
+}
