@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { loginInBrowser, watchPage, assertNoPageErrors } from '../support/browser.js';
-import { askForApproval, chatWithToolAndCode, trackSocket, waitFor, waitForSocket } from '../support/chat-page.js';
+import { addPhotoTurn, askForApproval, chatWithToolAndCode, trackSocket, waitFor, waitForSocket } from '../support/chat-page.js';
 import { auditPageSteadily, formatScores, launchAuditedBrowser, lighthouseCategories, type SteadyPageScores } from '../support/lighthouse.js';
 import { buildTestApp } from '../support/test-app.js';
-import { createAttachmentStore } from '../../src/storage/attachment-store.js';
-import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { createTestRegistry } from '../support/test-tools.js';
 
 const minimumScore = 0.95;
@@ -49,23 +47,7 @@ test('Lighthouse (mobile) scores login, chat and memory pages at least 95 in eve
   // its size would move everything below it when it loads (layout shift).
   await waitFor(page, () => /^\/c\/\d+$/.test(location.pathname));
   const conversationId = Number(new URL(page.url()).pathname.split('/')[2]);
-  const photoBase64 = await page.evaluate(() => {
-    const canvas = document.createElement('canvas');
-    canvas.width = 1200;
-    canvas.height = 900;
-    const context = canvas.getContext('2d')!;
-    context.fillStyle = '#1c7ed6';
-    context.fillRect(0, 0, 1200, 900);
-    return canvas.toDataURL('image/jpeg', 0.8).slice('data:image/jpeg;base64,'.length);
-  });
-  const photoBytes = Buffer.from(photoBase64, 'base64');
-  const store = createConversationStore(testApp.database);
-  const attachments = createAttachmentStore(testApp.database);
-  const photoMessage = store.addMessage(conversationId, 'user', 'What is in this photo?');
-  const photo = attachments.add({ mime: 'image/jpeg', bytes: photoBytes, width: 1200, height: 900 });
-  attachments.setThumbnail(photo.id, photoBytes);
-  attachments.linkToMessage([photo.id], conversationId, photoMessage.id);
-  store.addMessage(conversationId, 'assistant', 'A blue square.', { model: 'llama3.2:latest' });
+  await addPhotoTurn(page, testApp.database, conversationId);
   await askForApproval(page);
   await waitFor(page, () => /^\/c\/\d+$/.test(location.pathname));
   const chatUrl = page.url();

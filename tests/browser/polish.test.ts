@@ -12,11 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
-import { askForApproval, chatWithToolAndCode, lastAssistant, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
+import { addPhotoTurn, askForApproval, chatWithToolAndCode, lastAssistant, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
-import { createAttachmentStore } from '../../src/storage/attachment-store.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { buildTestApp } from '../support/test-app.js';
 import { createTestRegistry } from '../support/test-tools.js';
@@ -150,25 +149,10 @@ test('memory page: the byte counter follows typing (UTF-8), and Reset to default
   assertNoPageErrors(page);
 });
 
-/** A 1200×900 JPEG drawn in the page, as a phone photo shrunk by the browser would be. */
-async function drawnJpeg(page: Page): Promise<Buffer> {
-  const base64 = await page.evaluate(() => {
-    const canvas = document.createElement('canvas');
-    canvas.width = 1200;
-    canvas.height = 900;
-    const context = canvas.getContext('2d')!;
-    context.fillStyle = '#1c7ed6';
-    context.fillRect(0, 0, 1200, 900);
-    return canvas.toDataURL('image/jpeg', 0.8).slice('data:image/jpeg;base64,'.length);
-  });
-  return Buffer.from(base64, 'base64');
-}
-
 for (const colorScheme of ['light', 'dark'] as const) {
   test(`axe finds no violations in the phone states: editor, versions, photos and the tray, rename, a failed reply, a search match, ${colorScheme}`, async (t: TestContext) => {
     const { page, test: testApp, baseUrl } = await openChat(t, browser, { context: { ...phone, colorScheme } });
     const store = createConversationStore(testApp.database);
-    const attachments = createAttachmentStore(testApp.database);
     const conversation = store.createConversation('Show me code', 'llama3.2:latest');
     store.addMessage(conversation.id, 'user', 'Show me code');
     const reply = 'Here is **some code**:\n\n```js\nconst ok = 1 < 2;\n```\n';
@@ -186,12 +170,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     assert.equal(await waitForReplyEnd(page), 'complete');
 
     // A photo message, stored as the browser sends one, then a reply that fails.
-    const jpeg = await drawnJpeg(page);
-    const photoMessage = store.addMessage(conversation.id, 'user', 'What is in this photo?');
-    const photo = attachments.add({ mime: 'image/jpeg', bytes: jpeg, width: 1200, height: 900 });
-    attachments.setThumbnail(photo.id, jpeg);
-    attachments.linkToMessage([photo.id], conversation.id, photoMessage.id);
-    store.addMessage(conversation.id, 'assistant', 'A blue square.', { model: 'llama3.2:latest' });
+    const jpeg = await addPhotoTurn(page, testApp.database, conversation.id);
     await page.reload();
     await waitForSocket(page);
     testApp.standin.enqueue({ status: 500, error: 'model runner crashed' });

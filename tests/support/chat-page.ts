@@ -4,6 +4,9 @@ import type { TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { loginInBrowser, newPage } from './browser.js';
 import type { OllamaStandin } from './ollama-standin.js';
+import { createAttachmentStore } from '../../src/storage/attachment-store.js';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
+import type { SqliteDatabase } from '../../src/storage/database.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 
 export interface ChatSetup {
@@ -122,4 +125,29 @@ export async function chatWithToolAndCode(page: Page, standin: Pick<OllamaStandi
 export async function askForApproval(page: Page): Promise<void> {
   await send(page, 'Send a note to buy milk');
   await page.locator('.tool-call-card .tool-approval').waitFor();
+}
+
+/**
+ * Adds a turn with a photo to a conversation, stored as the browser sends one (a 1200×900 JPEG
+ * drawn in the page, its thumbnail, then a reply). Reload the page to see it. Returns the JPEG.
+ */
+export async function addPhotoTurn(page: Page, database: SqliteDatabase, conversationId: number): Promise<Buffer> {
+  const base64 = await page.evaluate(() => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 1200;
+    canvas.height = 900;
+    const context = canvas.getContext('2d')!;
+    context.fillStyle = '#1c7ed6';
+    context.fillRect(0, 0, 1200, 900);
+    return canvas.toDataURL('image/jpeg', 0.8).slice('data:image/jpeg;base64,'.length);
+  });
+  const jpeg = Buffer.from(base64, 'base64');
+  const store = createConversationStore(database);
+  const attachments = createAttachmentStore(database);
+  const photoMessage = store.addMessage(conversationId, 'user', 'What is in this photo?');
+  const photo = attachments.add({ mime: 'image/jpeg', bytes: jpeg, width: 1200, height: 900 });
+  attachments.setThumbnail(photo.id, jpeg);
+  attachments.linkToMessage([photo.id], conversationId, photoMessage.id);
+  store.addMessage(conversationId, 'assistant', 'A blue square.', { model: 'llama3.2:latest' });
+  return jpeg;
 }
