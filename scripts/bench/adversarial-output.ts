@@ -14,10 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import bcrypt from 'bcrypt';
 import { ToolCallScanner } from '../../src/tools-engine/tool-call-scanner.js';
 import { closeHttpClients, login, relayedChat } from './hearth-client.js';
-import { ensureBuild, readCpuSeconds, startServer, type RunningServer } from './server-process.js';
+import { ensureBuild, readCpuSeconds, builtServerSettings, startServer, type RunningServer } from './server-process.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
 import { round, summarize } from './stats.js';
 
@@ -198,16 +197,7 @@ async function main(): Promise<void> {
   try {
     standin = await startStandinProcess();
     const password = randomBytes(12).toString('base64url');
-    server = await startServer({
-      dataDir: path.join(workRoot, 'data'),
-      ollamaHost: standin.url,
-      passwordHash: bcrypt.hashSync(password, 10),
-      secretKey: randomBytes(32).toString('base64url'),
-      logLevel: 'warn',
-      mode: 'dist',
-      logFile: path.join(workRoot, 'server.log'),
-      nodeArgs: [],
-    });
+    server = await startServer(builtServerSettings(workRoot, standin.url, password));
     const cookie = await login(server.baseUrl, password);
     log(`adversarial output: ${kilobytes} KB per shape in ${chunkChars}-character chunks`);
     const results = await measureAdversarialOutput({ baseUrl: server.baseUrl, cookie, model: 'llama3.2:latest', standin, serverPid: server.pid, log }, kilobytes * 1024, chunkChars);

@@ -20,10 +20,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import bcrypt from 'bcrypt';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { launchBrowser } from './page-weight.js';
-import { ensureBuild, killAllChildren, startServer } from './server-process.js';
+import { ensureBuild, killAllChildren, builtServerSettings, startServer } from './server-process.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
 import { median, round } from './stats.js';
 
@@ -481,16 +480,7 @@ async function runAlone(): Promise<void> {
   let stopServer: (() => Promise<void>) | undefined;
   try {
     standin = await startStandinProcess();
-    const server = await startServer({
-      dataDir: path.join(workRoot, 'data'),
-      ollamaHost: standin.url,
-      passwordHash: bcrypt.hashSync(password, 10),
-      secretKey: randomBytes(32).toString('base64url'),
-      logLevel: 'warn',
-      mode: 'dist',
-      logFile: path.join(workRoot, 'server.log'),
-      nodeArgs: [],
-    });
+    const server = await startServer(builtServerSettings(workRoot, standin.url, password));
     stopServer = server.stop;
     const options = { tokens: Number(values.tokens), rounds: Number(values.rounds), cpuThrottle: Number(values['cpu-throttle']), profilePath: values.profile, tracePath: values.trace };
     log(`browser render: ${options.tokens} tokens at full speed, ${options.rounds} rounds, CPU ${options.cpuThrottle}x slower, 390x844...`);

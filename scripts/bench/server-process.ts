@@ -3,10 +3,12 @@
  * DATA_DIR and known credentials, timed until its port answers, and watched through /proc.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import bcrypt from 'bcrypt';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 const compiledServer = path.join(projectRoot, 'dist', 'src', 'server.js');
@@ -145,6 +147,20 @@ export interface ServerSettings {
   mode: 'dist' | 'tsx';
   logFile: string;
   nodeArgs: string[];
+}
+
+/** A built server (`dist/`) with its data and log in `workRoot`, a fresh secret and `password`. */
+export function builtServerSettings(workRoot: string, ollamaHost: string, password: string): ServerSettings {
+  return {
+    dataDir: path.join(workRoot, 'data'),
+    ollamaHost,
+    passwordHash: bcrypt.hashSync(password, 10),
+    secretKey: randomBytes(32).toString('base64url'),
+    logLevel: 'warn',
+    mode: 'dist',
+    logFile: path.join(workRoot, 'server.log'),
+    nodeArgs: [],
+  };
 }
 
 export interface RunningServer {
