@@ -41,6 +41,15 @@ test('contrast helper matches known WCAG figures', () => {
   assert.equal(contrastRatio('#c2571a', '#ffffff').toFixed(2), '4.49', 'the old accent really failed');
 });
 
+test('the offline page keeps app.css\'s palette (it was copied, and its accent drifted back to the failing one)', () => {
+  const read = (file: string) => palettes(fs.readFileSync(path.join(import.meta.dirname, '..', 'public', file), 'utf8'));
+  const app = read('app.css');
+  const offline = read('offline.css');
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const [key, colour] of Object.entries(offline[scheme])) assert.equal(colour, app[scheme][key], `offline.css --${key} (${scheme})`);
+  }
+});
+
 test('the accent passes WCAG AA (4.5:1) for button text and links, in light and dark', () => {
   const css = fs.readFileSync(path.join(import.meta.dirname, '..', 'public', 'app.css'), 'utf8');
   const { light, dark } = palettes(css);
