@@ -6,6 +6,7 @@ import type { ConversationStore } from '../storage/conversation-store.js';
 import { markVisionOptions, type VisionModels } from '../photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import type { ChatReader } from './chat-reader.js';
+import { parseRecordId } from '../http/record-id.js';
 import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
 
@@ -105,32 +106,23 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
   app.get('/', (request, reply) => renderChatPage(request, reply));
 
   app.get<{ Params: { id: string }; Querystring: { at?: string } }>('/c/:id', (request, reply) => {
-    const id = Number(request.params.id);
-    if (!Number.isSafeInteger(id) || id <= 0) {
+    const id = parseRecordId(request.params.id);
+    if (id === undefined) {
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist.' });
     }
-    const at = Number(request.query.at);
-    return renderChatPage(request, reply, id, Number.isSafeInteger(at) && at > 0 ? at : undefined);
+    return renderChatPage(request, reply, id, parseRecordId(request.query.at));
   });
 
-  // The page of messages before `before`, for the sentinel at the top of the thread.
+  // The page of messages before `before`, for the sentinel at the top of the thread; or, with
+  // `after`, the page below a window opened at a search match, for the loader under the thread.
   app.get<{ Params: { id: string }; Querystring: { before?: string; after?: string } }>('/c/:id/messages', async (request, reply) => {
-    const id = Number(request.params.id);
-    // `after`: the page below a window opened at a search match, for the loader under the thread.
-    if (request.query.after !== undefined) {
-      const after = Number(request.query.after);
-      if (!Number.isSafeInteger(after) || after < 0) return reply.code(400).type('text/plain').send('after must be a message id.');
-      if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
-        return reply.code(404).type('text/plain').send('That conversation does not exist.');
-      }
-      return reply.view('partials/message-page', reader.after(id, after));
-    }
-    const before = Number(request.query.before);
-    if (!Number.isSafeInteger(before) || before <= 0) return reply.code(400).type('text/plain').send('before must be a message id.');
-    if (!Number.isSafeInteger(id) || id <= 0 || !store.getConversation(id)) {
-      return reply.code(404).type('text/plain').send('That conversation does not exist.');
-    }
-    return reply.view('partials/message-page', reader.messagePage(id, before));
+    const id = parseRecordId(request.params.id);
+    const after = request.query.after === undefined ? undefined : Number(request.query.after);
+    const before = parseRecordId(request.query.before);
+    if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) return reply.code(400).type('text/plain').send('after must be a message id.');
+    if (after === undefined && before === undefined) return reply.code(400).type('text/plain').send('before must be a message id.');
+    if (id === undefined || !store.getConversation(id)) return reply.code(404).type('text/plain').send('That conversation does not exist.');
+    return reply.view('partials/message-page', after === undefined ? reader.messagePage(id, before) : reader.after(id, after));
   });
 
   app.get<{ Querystring: { q?: string } }>('/history', async (request, reply) => {

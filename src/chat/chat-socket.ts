@@ -13,6 +13,7 @@ import { ChatInputError, type ChatService } from './chat-service.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
 import { createSocketSender, type SocketSender } from './socket-sender.js';
+import { parseRecordId } from '../http/record-id.js';
 
 /** Largest frame we read as a chat command; bigger ones are refused with a message. */
 export const maxCommandBytes = 256 * 1024;
@@ -37,11 +38,6 @@ interface SendCommand {
   attachments?: unknown;
 }
 
-function parseConversationId(value: unknown): number | undefined {
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const id = Number(value);
-  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-}
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
@@ -116,13 +112,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
     // Catch up: a reloaded page or a phone waking up gets the conversation as it is now.
     const query = request.query as Record<string, unknown>;
-    const requested = parseConversationId(query.conversation);
+    const requested = parseRecordId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
       // A page showing a window away from the newest end (opened at a search match) loads newer
       // messages itself, page by page: catching up would pour all of them into it.
       const partialWindow = query.window === 'partial';
-      const missed = partialWindow ? { items: [] } : reader.catchUp(requested, parseConversationId(query.after));
+      const missed = partialWindow ? { items: [] } : reader.catchUp(requested, parseRecordId(query.after));
       if ('threadHtml' in missed) sender.swap('#chat-thread', 'innerHTML', missed.threadHtml);
       else {
         for (const item of missed.items) {
@@ -133,7 +129,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     }
 
     async function handleSend(command: SendCommand): Promise<void> {
-      const requestedId = parseConversationId(command.conversationId);
+      const requestedId = parseRecordId(command.conversationId);
       try {
         await chatService.sendMessage(
           {
@@ -165,7 +161,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
     /** Edit, regenerate (Retry) and version switches: each checked and done by chat-service. */
     async function handleThreadCommand(type: string, command: Record<string, unknown>): Promise<void> {
-      const messageId = parseConversationId(command.messageId);
+      const messageId = parseRecordId(command.messageId);
       if (messageId === undefined) return showError('That request did not say which message. Reload the page.');
       const model = typeof command.model === 'string' && command.model ? command.model : undefined;
       const message = store.getMessage(messageId);
@@ -220,7 +216,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         return;
       }
       if (type === 'stop') {
-        const target = parseConversationId((command as { conversationId?: unknown }).conversationId) ?? conversationId;
+        const target = parseRecordId((command as { conversationId?: unknown }).conversationId) ?? conversationId;
         if (target !== undefined) chatService.stop(target);
         return;
       }

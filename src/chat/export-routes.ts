@@ -3,6 +3,7 @@ import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import { conversationExport, conversationMarkdown } from './conversation-export.js';
+import { parseRecordId } from '../http/record-id.js';
 
 export interface ExportRoutesDependencies {
   store: ConversationStore;
@@ -29,13 +30,14 @@ export function registerExportRoutes(app: FastifyInstance, dependencies: ExportR
   const { store, toolCalls, attachments } = dependencies;
 
   function exportOf(idText: string, reply: FastifyReply) {
-    const id = Number(idText);
-    const conversation = Number.isSafeInteger(id) && id > 0 ? store.getConversation(id) : undefined;
+    const id = parseRecordId(idText);
+    const conversation = id === undefined ? undefined : store.getConversation(id);
     if (!conversation) {
       void reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
       return undefined;
     }
-    return conversationExport(conversation, store.listMessages(id), toolCalls.listForConversation(id), attachments.listForConversation(id));
+    const { id: conversationId } = conversation;
+    return conversationExport(conversation, store.listMessages(conversationId), toolCalls.listForConversation(conversationId), attachments.listForConversation(conversationId));
   }
 
   const download = (reply: FastifyReply, name: string, type: string, body: string) =>
@@ -53,8 +55,8 @@ export function registerExportRoutes(app: FastifyInstance, dependencies: ExportR
 
   // One message's Markdown, for Copy: fetched when asked instead of sent twice in every page.
   app.get<{ Params: { id: string } }>('/messages/:id/markdown', async (request, reply) => {
-    const id = Number(request.params.id);
-    const message = Number.isSafeInteger(id) && id > 0 ? store.getMessage(id) : undefined;
+    const id = parseRecordId(request.params.id);
+    const message = id === undefined ? undefined : store.getMessage(id);
     if (!message) return reply.code(404).type('text/plain; charset=utf-8').send('That message does not exist (it may have been deleted).');
     return reply.header('Cache-Control', 'no-store').type('text/markdown; charset=utf-8').send(message.content);
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
+import { parseRecordId } from '../http/record-id.js';
 
 export interface SendRoutesDependencies {
   chatService: ChatService;
@@ -13,10 +14,6 @@ interface SendForm {
   attachments?: string | string[];
 }
 
-function parseConversationId(value: unknown): number | undefined {
-  const id = Number(value);
-  return typeof value === 'string' && value !== '' && Number.isSafeInteger(id) && id > 0 ? id : undefined;
-}
 
 /**
  * The chat form without JavaScript (or before its socket is open): a plain POST saves the
@@ -28,7 +25,7 @@ export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoute
 
   app.post<{ Body: SendForm }>('/send', { preHandler: app.csrfProtection }, async (request, reply) => {
     const body = request.body ?? {};
-    const conversationId = parseConversationId(body.conversationId);
+    const conversationId = parseRecordId(body.conversationId);
     try {
       const { conversation } = await chatService.sendMessage({
         conversationId,

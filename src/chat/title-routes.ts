@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import { parseRecordId } from '../http/record-id.js';
 
 export const maxTitleCharacters = 120;
 
@@ -26,15 +27,15 @@ export function registerTitleRoutes(app: FastifyInstance, { store }: TitleRoutes
     '/c/:id/title',
     { preHandler: app.csrfProtection },
     async (request, reply) => {
-      const id = Number(request.params.id);
+      const id = parseRecordId(request.params.id);
       const wantsJson = !/text\/html/.test(String(request.headers.accept ?? ''));
-      const conversation = Number.isSafeInteger(id) && id > 0 ? store.getConversation(id) : undefined;
+      const conversation = id === undefined ? undefined : store.getConversation(id);
       if (!conversation) return reply.code(404).send({ error: 'That conversation does not exist (it may have been deleted).' });
       const parsed = parseTitle(request.body?.title);
       if ('problem' in parsed) return reply.code(400).send({ error: parsed.problem });
-      store.renameConversation(id, parsed.title);
-      if (!wantsJson) return reply.redirect(`/c/${id}`, 303);
-      return reply.send({ id, title: parsed.title });
+      store.renameConversation(conversation.id, parsed.title);
+      if (!wantsJson) return reply.redirect(`/c/${conversation.id}`, 303);
+      return reply.send({ id: conversation.id, title: parsed.title });
     },
   );
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import { checkPhoto, checkThumbnail, PhotoError, photoLimits } from './photo-checks.js';
+import { parseRecordId } from '../http/record-id.js';
 
 export interface PhotoRoutesDependencies {
   attachments: AttachmentStore;
@@ -72,15 +73,15 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
       async (request, reply) => {
         if (!Buffer.isBuffer(request.body)) throw new PhotoError('No thumbnail came with the request.', 400);
         checkThumbnail(request.body);
-        const id = Number(request.params.id);
-        const saved = Number.isSafeInteger(id) && id > 0 && attachments.setThumbnail(id, request.body);
+        const id = parseRecordId(request.params.id);
+        const saved = id !== undefined && attachments.setThumbnail(id, request.body);
         return reply.code(saved ? 204 : 404).send();
       },
     );
 
     scope.get<{ Params: { id: string } }>('/attachments/:id/thumbnail', async (request, reply) => {
-      const id = Number(request.params.id);
-      const thumbnail = Number.isSafeInteger(id) && id > 0 ? attachments.getThumbnail(id) : undefined;
+      const id = parseRecordId(request.params.id);
+      const thumbnail = id === undefined ? undefined : attachments.getThumbnail(id);
       if (!thumbnail) return reply.code(404).type('text/plain').send('That photo does not exist (it may have been deleted).');
       return reply
         .header('Cache-Control', photoCacheControl)
@@ -91,14 +92,14 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
 
     // The tray's ✕: an unsent photo is deleted at once rather than waiting a day to be pruned.
     scope.delete<{ Params: { id: string } }>('/attachments/:id', { preHandler: scope.csrfProtection }, async (request, reply) => {
-      const id = Number(request.params.id);
-      const deleted = Number.isSafeInteger(id) && id > 0 && attachments.deleteUnsent(id);
+      const id = parseRecordId(request.params.id);
+      const deleted = id !== undefined && attachments.deleteUnsent(id);
       return reply.code(deleted ? 204 : 404).send();
     });
 
     scope.get<{ Params: { id: string } }>('/attachments/:id', async (request, reply) => {
-      const id = Number(request.params.id);
-      const photo = Number.isSafeInteger(id) && id > 0 ? attachments.getWithBytes(id) : undefined;
+      const id = parseRecordId(request.params.id);
+      const photo = id === undefined ? undefined : attachments.getWithBytes(id);
       if (!photo) return reply.code(404).type('text/plain').send('That photo does not exist (it may have been deleted).');
       return reply
         .header('Cache-Control', photoCacheControl)
