@@ -61,10 +61,9 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
    * results of a reply that ended there (stopped, expired) go before the person's next message;
    * a memory update's own result is left out then, since the memory is in the system prompt.
    */
-  function historyFor(conversationId: number, exceptMessageId: number, vision: boolean): ChatTurn[] {
+  function historyFor(conversationId: number, exceptMessageId: number, vision: boolean, imagesByMessage: Map<number, string[]>): ChatTurn[] {
     const callsByMessage = toolCalls.groupedByMessage(conversationId);
     // The photos go with the person's turn they were sent in; a model that cannot see is told they were there.
-    const imagesByMessage = dependencies.attachments.imagesForConversation(conversationId);
     // Messages that say something: a round stopped before its first word leaves an empty one.
     const messages = store
       .listMessages(conversationId)
@@ -97,6 +96,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /** What every round of one turn shares. */
   interface TurnSetup {
     conversation: Conversation;
+    /** The person's photos by message, as base64: read once per turn (they cannot change during it), not every round. */
+    imagesByMessage: Map<number, string[]>;
     reply: ActiveReply;
     system: ChatTurn;
     think: boolean;
@@ -111,7 +112,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /** Streams one round into the reply's current message; returns the tags the model wrote. */
   async function streamRound(setup: TurnSetup, images: ToolImage[]): Promise<ScannedTag[]> {
     const { conversation, reply, save } = setup;
-    const history = historyFor(conversation.id, reply.messageId, setup.vision);
+    const history = historyFor(conversation.id, reply.messageId, setup.vision, setup.imagesByMessage);
     // Pictures a tool just returned go with its results, for a model that can see them.
     const last = history.at(-1);
     if (setup.vision && images.length > 0 && last?.role === 'user') last.images = [...(last.images ?? []), ...images.map((image) => image.data)];
@@ -192,7 +193,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
 
     try {
       const prepared = await prepareTurn(conversation);
-      const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, ...prepared };
+      const imagesByMessage = dependencies.attachments.imagesForConversation(conversation.id);
+      const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, imagesByMessage, ...prepared };
       const turn = { memoryRevision: prepared.memoryRevision, vision: prepared.vision };
       let images: ToolImage[] = [];
       for (let round = 1; ; round += 1) {

@@ -42,7 +42,7 @@ export interface AttachmentStore {
   /** Photos of these messages, by message id, in upload order. */
   listForMessages(messageIds: number[]): Map<number, StoredAttachment[]>;
   listForConversation(conversationId: number): StoredAttachment[];
-  /** The photos of a conversation as base64, by message id (what a vision model is sent). */
+  /** The photos of a conversation's shown messages as base64, by message id (what a vision model is sent). */
   imagesForConversation(conversationId: number): Map<number, string[]>;
   countUnsent(): number;
   /** Deletes a photo that was uploaded but not sent (removed from the tray); a sent one stays with its message. */
@@ -104,7 +104,9 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
     ),
     listForConversation: database.prepare<[number], AttachmentRow>(`SELECT ${columns} FROM attachments WHERE conversation_id = ? ORDER BY id`),
     bytesForConversation: database.prepare<[number], { message_id: number; bytes: Buffer }>(
-      'SELECT message_id, bytes FROM attachments WHERE conversation_id = ? AND message_id IS NOT NULL ORDER BY id',
+      // Only the shown messages' photos: an edit copies them to the new version, and the model sees only the shown thread.
+      `SELECT a.message_id, a.bytes FROM attachments AS a JOIN messages AS m ON m.id = a.message_id AND m.hidden = 0
+       WHERE a.conversation_id = ? ORDER BY a.id`,
     ),
     countUnsent: database.prepare<[], { count: number }>('SELECT count(*) AS count FROM attachments WHERE message_id IS NULL'),
     pruneUnsent: database.prepare<[number]>('DELETE FROM attachments WHERE message_id IS NULL AND created_at < ?'),
