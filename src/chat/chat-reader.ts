@@ -46,18 +46,16 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
 
   /**
    * Stored messages with the live text of the reply writing into one of them, if any, their tool
-   * cards, the person's photos and their versions. Photos are read for all of them at once.
+   * cards, the person's photos and their versions (messages of one conversation). Photos and tool
+   * cards are read for all of them at once.
    */
   function toViews(messages: StoredMessage[]): MessageView[] {
-    const photos = attachments.listForMessages(messages.filter((message) => message.role === 'user').map((message) => message.id));
+    const idsOf = (role: StoredMessage['role']) => messages.filter((message) => message.role === role).map((message) => message.id);
+    const photos = attachments.listForMessages(idsOf('user'));
+    const calls = toolCalls.listForMessages(idsOf('assistant'));
+    const live = messages[0] && hub.active(messages[0].conversationId);
     return messages.map((message) => {
-      const live = hub.active(message.conversationId);
-      const view = toMessageView(
-        message,
-        live?.messageId === message.id ? live : undefined,
-        message.role === 'assistant' ? toolCalls.listForMessage(message.id) : undefined,
-        photos.get(message.id),
-      );
+      const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id));
       const versions = store.versionsOf(message);
       if (versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
       return view;
@@ -76,12 +74,14 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
    */
   function messagePage(conversationId: number, before?: number): MessagePage {
     // One more than shown tells whether older messages exist.
-    const stored = store.listMessagesPage(conversationId, messagePageSize + 1, before);
-    const hasEarlier = stored.length > messagePageSize;
-    if (hasEarlier) stored.shift();
-    const messages = toViews(stored);
-    const earlierUrl = hasEarlier ? earlierUrlOf(conversationId, stored[0]!.id) : undefined;
-    return { messages, earlierUrl };
+    return pageOf(conversationId, store.listMessagesPage(conversationId, messagePageSize + 1, before));
+  }
+
+  /** A page from up to one row more than a page (the extra, oldest row says earlier messages exist). */
+  function pageOf(conversationId: number, rows: StoredMessage[]): MessagePage {
+    const hasEarlier = rows.length > messagePageSize;
+    const stored = hasEarlier ? rows.slice(1) : rows;
+    return { messages: toViews(stored), earlierUrl: hasEarlier ? earlierUrlOf(conversationId, stored[0]!.id) : undefined };
   }
 
   /**
@@ -134,18 +134,17 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
    * so the person still sees what they changed. Bounded: a change very far up shows the newest page.
    */
   function threadHtml(conversationId: number, fromId?: number): string {
-    const newest = messagePage(conversationId);
-    const oldestShown = newest.messages[0]?.id;
-    if (fromId === undefined || newest.earlierUrl === undefined || oldestShown === undefined || fromId >= oldestShown) {
-      return view.messagePage(newest);
+    // Rows first, views once: the newest page is only built when it is what gets shown.
+    const newest = store.listMessagesPage(conversationId, messagePageSize + 1);
+    const oldestShown = newest.length > messagePageSize ? newest[1]!.id : undefined;
+    if (fromId !== undefined && oldestShown !== undefined && fromId < oldestShown) {
+      const from = store.listMessagesFrom(conversationId, fromId, maxThreadMessages + 1);
+      if (from.length <= maxThreadMessages && from[0]?.id === fromId) {
+        const hasEarlier = store.listMessagesPage(conversationId, 1, fromId).length > 0;
+        return view.messagePage({ messages: toViews(from), earlierUrl: hasEarlier ? earlierUrlOf(conversationId, fromId) : undefined });
+      }
     }
-    const from = store.listMessagesFrom(conversationId, fromId, maxThreadMessages + 1);
-    if (from.length > maxThreadMessages || from[0]?.id !== fromId) return view.messagePage(newest);
-    const hasEarlier = store.listMessagesPage(conversationId, 1, fromId).length > 0;
-    return view.messagePage({
-      messages: toViews(from),
-      earlierUrl: hasEarlier ? `/c/${conversationId}/messages?before=${fromId}` : undefined,
-    });
+    return view.messagePage(pageOf(conversationId, newest));
   }
 
   /**

@@ -58,6 +58,10 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
   const select = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?');
   const byMessage = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE message_id = ? ORDER BY id');
   const byConversation = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE conversation_id = ? ORDER BY id');
+  // The ids go in as one JSON array, so the statement is prepared once.
+  const byMessages = database.prepare<[string], ToolCallRow>(
+    'SELECT * FROM tool_calls WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id',
+  );
   const countByName = database.prepare<[], { name: string; uses: number }>('SELECT name, COUNT(*) AS uses FROM tool_calls GROUP BY name');
   const closeInterrupted = database.prepare<[string, number]>(
     "UPDATE tool_calls SET status = 'failed', result = ?, updated_at = ? WHERE status IN ('awaiting-approval', 'running')",
@@ -83,20 +87,25 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
     listForMessage: (messageId: number): StoredToolCall[] => byMessage.all(messageId).map(toToolCall),
     listForConversation: (conversationId: number): StoredToolCall[] => byConversation.all(conversationId).map(toToolCall),
     /** A conversation's calls keyed by the message that made them, in order. */
-    groupedByMessage(conversationId: number): Map<number, StoredToolCall[]> {
-      const groups = new Map<number, StoredToolCall[]>();
-      for (const row of byConversation.iterate(conversationId)) {
-        const call = toToolCall(row);
-        const group = groups.get(call.messageId);
-        if (group) group.push(call);
-        else groups.set(call.messageId, [call]);
-      }
-      return groups;
-    },
+    groupedByMessage: (conversationId: number): Map<number, StoredToolCall[]> => groupByMessage(byConversation.iterate(conversationId)),
+    /** The calls of these messages (a page of them), keyed by message, in order: one query. */
+    listForMessages: (messageIds: number[]): Map<number, StoredToolCall[]> =>
+      messageIds.length === 0 ? new Map() : groupByMessage(byMessages.iterate(JSON.stringify(messageIds))),
     /** How often each tool was called, for putting the most used first in the prompt. */
     usageCounts: (): Map<string, number> => new Map(countByName.all().map((row) => [row.name, row.uses])),
     closeInterrupted: (reason: string): number => closeInterrupted.run(reason, now()).changes,
   };
+}
+
+function groupByMessage(rows: Iterable<ToolCallRow>): Map<number, StoredToolCall[]> {
+  const groups = new Map<number, StoredToolCall[]>();
+  for (const row of rows) {
+    const call = toToolCall(row);
+    const group = groups.get(call.messageId);
+    if (group) group.push(call);
+    else groups.set(call.messageId, [call]);
+  }
+  return groups;
 }
 
 export type ToolCallStore = ReturnType<typeof createToolCallStore>;
