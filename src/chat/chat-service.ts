@@ -55,7 +55,11 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     if (attachments.listUnsent(ids).length !== ids.length) {
       throw new ChatInputError('A photo is no longer here (unsent photos are removed after a day, or it was already sent). Remove it and attach it again.');
     }
-    // Refused, not dropped: a photo the model cannot see would leave the person thinking it did.
+    await requireVision(model);
+  }
+
+  /** Refused, not dropped: a photo the model cannot see would leave the person thinking it did. */
+  async function requireVision(model: string): Promise<void> {
     if (!(await visionModels.canSee(model))) throw new ChatInputError(await visionModels.refusal(model));
   }
 
@@ -117,9 +121,7 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       const photos = attachments.listForMessages([found.message.id]).get(found.message.id) ?? [];
       const text = checkText(request.text, photos.length > 0);
       const conversation = useModel(found.conversation, request.model);
-      if (photos.length > 0 && !(await visionModels.canSee(conversation.model))) {
-        throw new ChatInputError(await visionModels.refusal(conversation.model));
-      }
+      if (photos.length > 0) await requireVision(conversation.model);
       const userMessage = store.branchFrom(conversation.id, found.message.id, 'user', text);
       attachments.copyToMessage(found.message.id, conversation.id, userMessage.id);
       const assistantMessage = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
@@ -176,11 +178,9 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       }
       await checkPhotos(photoIds, model);
       const created = !conversation;
-      if (!conversation) conversation = store.createConversation(text ? titleFromMessage(text) : photoIds.length > 1 ? 'Photos' : 'Photo', model);
-      else if (conversation.model !== model) {
-        store.setConversationModel(conversation.id, model);
-        conversation = { ...conversation, model };
-      }
+      conversation = conversation
+        ? useModel(conversation, model)
+        : store.createConversation(text ? titleFromMessage(text) : photoIds.length > 1 ? 'Photos' : 'Photo', model);
       const userMessage = store.addMessage(conversation.id, 'user', text);
       attachments.linkToMessage(photoIds, conversation.id, userMessage.id);
       const assistantMessage = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model });

@@ -47,10 +47,8 @@ export const toPhotoView = (photo: StoredAttachment): PhotoView => ({
 export interface ToolCallView {
   id: number;
   name: string;
-  label: string;
   params: string;
   status: ToolCallStatus;
-  statusLabel: string;
   /** What happened, in plain words ("Searched your email — 3 results"). */
   summary: string;
   result: string;
@@ -65,23 +63,12 @@ export interface ToolCallView {
   canAlwaysAllow: boolean;
 }
 
-const statusLabels: Record<ToolCallStatus, string> = {
-  'awaiting-approval': 'waiting for your approval',
-  running: 'running…',
-  done: 'done',
-  failed: 'failed',
-  denied: 'not run',
-  expired: 'expired — no answer in time',
-};
-
 export function toToolCallView(call: StoredToolCall): ToolCallView {
   return {
     id: call.id,
     name: call.name,
-    label: call.name === 'memory_update' ? 'Memory update' : call.name,
     params: call.params,
     status: call.status,
-    statusLabel: statusLabels[call.status],
     summary: describeToolCall(call),
     result: call.status === 'running' ? '' : call.result,
     progress: call.status === 'running' ? call.result : '',
