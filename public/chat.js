@@ -24,7 +24,11 @@
 
   function scrollToEnd(force) {
     const element = thread();
-    if (element && (force || stickToBottom)) element.scrollTop = element.scrollHeight;
+    if (!element) return;
+    // A window opened at a search match does not reach the newest end: following it down would
+    // reveal the loader below and pour in pages the person did not scroll to.
+    if (!force && element.querySelector('.load-later')) return;
+    if (force || stickToBottom) element.scrollTop = element.scrollHeight;
   }
 
   // Reading scroll positions forces a layout. Streamed text and the person's scrolling are both
@@ -252,7 +256,9 @@
       requestFrame();
     }, { passive: true });
     updateStreamingState();
-    scrollToEnd(true);
+    // Opened at a search match: chat-header.js scrolls to it, and the view stays there.
+    if (element?.dataset.highlight) stickToBottom = false;
+    else scrollToEnd(true);
     growInput();
   });
 })();

@@ -311,6 +311,14 @@ test('search opens a 300-message chat at the match, highlighted, with the words 
   await page.goto(`${baseUrl}/c/${conversation.id}?at=${target}&q=snorkel#message-${target}`);
   await waitForSocket(page);
   const before = await page.evaluate(shownIds);
+  const scrollBefore = await page.evaluate(() => {
+    // The page's own socket, not the other device's, tells when this page has seen the reply end.
+    document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+      const data = (event as CustomEvent<{ message: { data: unknown } }>).detail.message.data;
+      if (typeof data === 'string' && data.startsWith('{"event":"reply-finished"')) document.body.dataset.testReplyFinished = 'yes';
+    });
+    return document.getElementById('chat-thread')!.scrollTop;
+  });
   const cookies = (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
   const otherDevice = await openChatSocket(baseUrl, cookies, String(conversation.id));
   t.after(() => otherDevice.close());
@@ -319,6 +327,11 @@ test('search opens a 300-message chat at the match, highlighted, with the words 
   const jump = page.locator('#jump-to-latest');
   await jump.waitFor({ state: 'visible' });
   await otherDevice.waitFor((message) => message.event === 'reply-finished');
+  await waitFor(page, () => document.body.dataset.testReplyFinished === 'yes');
+  // Whatever the page does with those messages happens in the next frames: let two pass.
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  assert.equal(await page.evaluate(() => document.getElementById('chat-thread')!.scrollTop), scrollBefore, 'the view stayed at the match');
+  assert.equal(await page.locator('.load-later').count(), 1);
   assert.deepEqual(await page.evaluate(shownIds), before, 'nothing was added below the window');
   await Promise.all([page.waitForURL((url) => url.pathname === `/c/${conversation.id}` && !url.search), jump.tap()]);
   await waitForSocket(page);
