@@ -122,7 +122,7 @@ export function readBenchOptions(argv: string[] = process.argv.slice(2), env: No
     cpuThrottle: number('BENCH_CPU_THROTTLE', 4, 1, 20),
     pageLoads: number('BENCH_PAGE_LOADS', 3, 1, 20),
     renderTokens: number('BENCH_RENDER_TOKENS', 3000, 10, 100_000),
-    renderRounds: number('BENCH_RENDER_ROUNDS', 9, 1, 50),
+    renderRounds: number('BENCH_RENDER_ROUNDS', 15, 1, 50),
     server,
     logLevel: text('BENCH_LOG_LEVEL') ?? 'info',
     serverNodeArgs: (text('BENCH_SERVER_NODE_ARGS') ?? '').split(' ').filter(Boolean),

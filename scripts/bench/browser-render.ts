@@ -12,7 +12,7 @@
  *   reply (its rendered Markdown, `data-status="complete"`) in the DOM.
  * Time in the DOM is taken by a MutationObserver (a microtask after the change), not at paint.
  *
- *   npx tsx scripts/bench/browser-render.ts [--tokens=3000] [--rounds=9] [--cpu-throttle=4] [--profile=page.cpuprofile] [--trace=trace.json] [--json]
+ *   npx tsx scripts/bench/browser-render.ts [--tokens=3000] [--rounds=15] [--cpu-throttle=4] [--profile=page.cpuprofile] [--trace=trace.json] [--json]
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -24,7 +24,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { launchBrowser } from './page-weight.js';
 import { ensureBuild, killAllChildren, builtServerSettings, startServer } from './server-process.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
-import { median, round } from './stats.js';
+import { median, percentile, round } from './stats.js';
 
 export interface RenderRunDirect {
   totalMs: number;
@@ -69,6 +69,10 @@ export interface BrowserRenderResult {
   hearthMedianMs: number;
   /** Median of the per-round ratios, Hearth / direct. */
   ratio: number;
+  /** The per-round ratios' first and third quartiles: on a shared machine the direct read alone swings several-fold. */
+  ratioQuartiles: [number, number];
+  /** Hearth's median over the direct read's median: a second view of the same rounds, less moved by single outliers. */
+  ratioOfMedians: number;
   /** Medians of the Hearth breakdown. */
   breakdown: Omit<RenderRunHearth, 'totalMs'>;
 }
@@ -426,6 +430,7 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
       );
     }
     const pick = (key: keyof RenderRunHearth) => round(median(hearthRuns.map((run) => run[key])), 1);
+    const ratios = hearthRuns.map((run, index) => run.totalMs / directRuns[index]!.totalMs);
     return {
       tokens: options.tokens,
       characters: reply.length,
@@ -436,7 +441,9 @@ export async function measureBrowserRender(target: BrowserRenderTarget, options:
       hearth: hearthRuns.map((run) => Object.fromEntries(Object.entries(run).map(([key, value]) => [key, round2(value)])) as unknown as RenderRunHearth),
       directMedianMs: round(median(directRuns.map((run) => run.totalMs)), 1),
       hearthMedianMs: pick('totalMs'),
-      ratio: round(median(hearthRuns.map((run, index) => run.totalMs / directRuns[index]!.totalMs)), 2),
+      ratio: round(median(ratios), 2),
+      ratioQuartiles: [round(percentile(ratios, 0.25), 2), round(percentile(ratios, 0.75), 2)],
+      ratioOfMedians: round(median(hearthRuns.map((run) => run.totalMs)) / median(directRuns.map((run) => run.totalMs)), 2),
       breakdown: {
         firstTokenMs: pick('firstTokenMs'),
         modelStartMs: pick('modelStartMs'),
@@ -465,7 +472,7 @@ async function runAlone(): Promise<void> {
   const { values } = parseArgs({
     options: {
       tokens: { type: 'string', default: '3000' },
-      rounds: { type: 'string', default: '9' },
+      rounds: { type: 'string', default: '15' },
       'cpu-throttle': { type: 'string', default: '4' },
       profile: { type: 'string' },
       trace: { type: 'string' },
@@ -485,7 +492,10 @@ async function runAlone(): Promise<void> {
     const options = { tokens: Number(values.tokens), rounds: Number(values.rounds), cpuThrottle: Number(values['cpu-throttle']), profilePath: values.profile, tracePath: values.trace };
     log(`browser render: ${options.tokens} tokens at full speed, ${options.rounds} rounds, CPU ${options.cpuThrottle}x slower, 390x844...`);
     const result = await measureBrowserRender({ baseUrl: server.baseUrl, password, standin, model: 'llama3.2:latest', log }, options);
-    log(`direct ${result.directMedianMs} ms, Hearth ${result.hearthMedianMs} ms: ratio ${result.ratio} (median of ${result.rounds} rounds)`);
+    log(
+      `direct ${result.directMedianMs} ms, Hearth ${result.hearthMedianMs} ms: ratio ${result.ratio} (median of ${result.rounds} rounds; ` +
+        `quartiles ${result.ratioQuartiles.join('–')}; ratio of the medians ${result.ratioOfMedians})`,
+    );
     log(`Hearth breakdown (medians): ${JSON.stringify(result.breakdown)}`);
     if (values.json) console.log(JSON.stringify(result, null, 2));
   } finally {
