@@ -103,9 +103,9 @@
       };
       full.src = photo.url;
     }
-    dialog.querySelector('.photo-viewer-caption').textContent = photo.alt;
-    dialog.querySelector('.photo-viewer-position').textContent = photos.length > 1 ? `Photo ${position + 1} of ${photos.length}` : 'Photo';
     const several = photos.length > 1;
+    dialog.querySelector('.photo-viewer-caption').textContent = photo.alt;
+    dialog.querySelector('.photo-viewer-position').textContent = several ? `Photo ${position + 1} of ${photos.length}` : 'Photo';
     dialog.querySelector('.photo-viewer-steps').hidden = !several;
     dialog.querySelector('.photo-viewer-previous').disabled = position === 0;
     dialog.querySelector('.photo-viewer-next').disabled = position === photos.length - 1;
