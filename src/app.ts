@@ -50,6 +50,7 @@ import { FindToolsTool } from './tools-engine/find-tools-tool.js';
 import { findToolsName, loadTools, toolsFolder, type ToolRegistry } from './tools-engine/tool-registry.js';
 import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
+import { createFreeSpaceReclaimer } from './storage/free-space.js';
 import { createLoginFailureStore } from './storage/login-failure-store.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
 import { prepareLocalTls, serveLocalTls, type LocalTlsDependencies, type LocalTlsService } from './tls/serve-local-tls.js';
@@ -181,10 +182,13 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
   if (interrupted > 0) app.log.warn({ interrupted }, 'marked replies cut off by a restart as failed');
+  const freeSpace = createFreeSpaceReclaimer(database, { logError: (error) => app.log.error({ err: error }, 'giving disk space back failed') });
   const prune = () => {
     sessionStore.prune();
     loginFailures.prune();
     attachments.pruneUnsent(Date.now() - photoLimits.unsentLifetimeMs);
+    // Photos removed from the tray or pruned above, and anything else deleted since the last pass.
+    freeSpace.reclaimSoon();
   };
   const pruneTimer = setInterval(prune, 600_000).unref();
   prune();
@@ -230,7 +234,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
-    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels });
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels, freeSpace });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });

@@ -6,7 +6,8 @@ import { loadConfig } from '../src/config/config.js';
 import { createChatModelFromConfig } from '../src/llm/chat-model-from-config.js';
 import { startOllamaStandin, type OllamaStandin } from './support/ollama-standin.js';
 import { startOpenAiStandin, type OpenAiStandin, type OpenAiStandinOptions } from './support/openai-standin.js';
-import { startChatHarness, type ChatHarness } from './support/test-app.js';
+import { csrfTokenFrom, startChatHarness, type ChatHarness } from './support/test-app.js';
+import { smallJpeg, solidPng } from './support/test-photos.js';
 
 const qwen = '@gpu-box/Qwen/Qwen2.5-7B-Instruct';
 
@@ -286,4 +287,68 @@ test('an Ollama chat goes on working beside the OpenAI-compatible server', async
   assert.equal(store.getMessage(2)!.content, 'Hello from the Ollama stand-in.');
   assert.equal(ollama.requests[0]!.model, 'llama3.2:latest');
   assert.equal(openai.requests.length, 0);
+});
+
+/** A 1×1 lossless WebP. */
+const tinyWebp = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
+
+test('photos reach an OpenAI-compatible vision model as image_url data URLs beside the text, each with its own type', async (t) => {
+  const { socket, openai, ollama, app, cookies, turnFinished } = await startTwoServerChat(t, { backend: { visionModels: ['gemma-3-4b-it'] } });
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  assert.match(page.body, /<option value="@gpu-box\/gemma-3-4b-it" data-vision>/, 'the picker marks the listed model as seeing');
+  assert.match(page.body, /<option value="@gpu-box\/Qwen\/Qwen2\.5-7B-Instruct">/);
+  const token = csrfTokenFrom(page.body);
+  const upload = async (bytes: Buffer) => {
+    const response = await app.inject({ method: 'POST', url: '/attachments', headers: { cookie: cookies, 'x-csrf-token': token, 'content-type': 'image/jpeg' }, payload: bytes });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json().id as number;
+  };
+  const png = solidPng(30, 20);
+  const ids = [await upload(smallJpeg), await upload(png), await upload(tinyWebp)];
+
+  openai.enqueue({ content: 'A gradient, a blue square and a dot.' }, { content: 'Red to blue.' });
+  socket.send({ type: 'send', message: 'What are these?', conversationId: '', model: '@gpu-box/gemma-3-4b-it', attachments: ids.join(',') });
+  await turnFinished();
+  const photoTurn = [
+    { type: 'text', text: 'What are these?' },
+    { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${smallJpeg.toString('base64')}` } },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } },
+    { type: 'image_url', image_url: { url: `data:image/webp;base64,${tinyWebp.toString('base64')}` } },
+  ];
+  assert.deepEqual(openai.requests[0]!.messages.at(-1), { role: 'user', content: photoTurn });
+  assert.equal(ollama.requests.length, 0);
+
+  // The next turn carries the photos with the turn they came in; the new text goes alone.
+  socket.messages.length = 0;
+  socket.send({ type: 'send', message: 'Which colours?', conversationId: '1' });
+  await turnFinished();
+  const later = openai.requests[1]!.messages;
+  assert.deepEqual(later.at(-3), { role: 'user', content: photoTurn });
+  assert.deepEqual(later.at(-1), { role: 'user', content: 'Which colours?' });
+});
+
+test('a model on an OpenAI-compatible server that cannot see is refused in plain words before anything is sent', async (t) => {
+  const { socket, openai, store, app, cookies } = await startTwoServerChat(t, { backend: { visionModels: ['gemma-3-4b-it'] } });
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const token = csrfTokenFrom(page.body);
+  const id = (await app.inject({ method: 'POST', url: '/attachments', headers: { cookie: cookies, 'x-csrf-token': token, 'content-type': 'image/jpeg' }, payload: smallJpeg })).json().id;
+  socket.send({ type: 'send', message: 'Look', conversationId: '', model: qwen, attachments: String(id) });
+  const refusal = await socket.waitFor((message) => String(message.content).includes('chat-error'));
+  assert.match(String(refusal.content), /Qwen\/Qwen2\.5-7B-Instruct cannot see photos\. Models here that can: gemma-3-4b-it/);
+  assert.equal(openai.requests.length, 0, 'the server was not asked');
+  assert.equal(store.listConversations(10).length, 0, 'nothing was saved');
+});
+
+test('with no model anywhere that can see, the refusal says how to get one on either kind of server', async (t) => {
+  const { socket, openai, app, cookies } = await startTwoServerChat(t);
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const token = csrfTokenFrom(page.body);
+  const id = (await app.inject({ method: 'POST', url: '/attachments', headers: { cookie: cookies, 'x-csrf-token': token, 'content-type': 'image/jpeg' }, payload: smallJpeg })).json().id;
+  socket.send({ type: 'send', message: 'Look', conversationId: '', model: qwen, attachments: String(id) });
+  const refusal = await socket.waitFor((message) => String(message.content).includes('chat-error'));
+  const words = 'Qwen/Qwen2.5-7B-Instruct cannot see photos, and no model here can. Remove the photos, or add a model that can see: in Ollama, for example ollama pull gemma3; on another model server, load a vision model there and name it in OPENAI_VISION_MODELS (or visionModels in OPENAI_BACKENDS).';
+  assert.ok(String(refusal.content).includes(words), String(refusal.content));
+  assert.equal(openai.requests.length, 0);
+  // The picker says the same before sending, with the model's name left to fill in.
+  assert.ok(page.body.includes(`data-photo-refusal="{model}${words.slice('Qwen/Qwen2.5-7B-Instruct'.length)}"`));
 });

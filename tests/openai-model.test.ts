@@ -93,6 +93,19 @@ test('context length comes from vLLM’s max_model_len or llama.cpp’s /props, 
   assert.deepEqual(description.capabilities, ['completion', 'vision']);
 });
 
+test('LM Studio’s own model list tells which models see, in its v1 and its older v0 API', async (t) => {
+  for (const api of ['v1', 'v0'] as const) {
+    const lmStudio = await openAiModel(t, { models: [{ id: 'google/gemma-3-4b' }, { id: 'qwen/qwen3-8b' }], lmStudio: { api, vision: ['google/gemma-3-4b'] } });
+    assert.deepEqual((await lmStudio.model.describeModel('google/gemma-3-4b')).capabilities, ['completion', 'vision'], api);
+    assert.deepEqual((await lmStudio.model.describeModel('qwen/qwen3-8b')).capabilities, ['completion'], api);
+    await drain(await lmStudio.model.streamReply({ model: 'google/gemma-3-4b', messages: withPhoto, think: false, contextTokens: 8192 }));
+    assert.ok(Array.isArray(lmStudio.standin.requests[0]!.messages[1]!.content), `${api}: the photo went`);
+  }
+  // vLLM answers neither: only the person's list counts there.
+  const vllm = await openAiModel(t);
+  assert.deepEqual((await vllm.model.describeModel('gemma-3-4b-it')).capabilities, ['completion']);
+});
+
 test('the API key goes as a bearer token', async (t) => {
   const { standin, model } = await openAiModel(t, { apiKey: 'sekret' }, { apiKey: 'sekret', apiKeyVariable: 'VLLM_KEY' });
   assert.equal(await drain(await model.streamReply({ model: 'gemma-3-4b-it', messages: withPhoto, think: false, contextTokens: 8192 })), 'Hello from the OpenAI stand-in.');

@@ -4,10 +4,15 @@
  * cannot see. The browser side is in tests/browser/photos.test.ts.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { fitToContext, imageTokens } from '../src/llm/history.js';
 import { markVisionOptions, type VisionModels } from '../src/photos/vision-models.js';
 import { createAttachmentStore } from '../src/storage/attachment-store.js';
+import { createConversationStore } from '../src/storage/conversation-store.js';
 import { defaultModels } from './support/ollama-standin.js';
 import { buildTestApp, csrfTokenFrom, startChatHarness, type TestApp } from './support/test-app.js';
 import { smallJpeg, solidPng } from './support/test-photos.js';
@@ -293,4 +298,49 @@ test('a model server slow to describe its models does not hold the chat page; th
   assert.equal(await markVisionOptions(groups, never, 50), '');
   assert.ok(Date.now() - started < 1000);
   assert.equal(groups[0]!.options[0]!.vision, undefined);
+});
+
+test('deleting a chat with photos makes the database file smaller, and the other chats’ photos stay whole', async (t) => {
+  const testApp = await buildTestApp(t);
+  const { database, app } = testApp;
+  const session = await loggedIn(testApp);
+  const file = path.join(testApp.dataDir, 'hearth.sqlite');
+  assert.equal(database.pragma('auto_vacuum', { simple: true }), 2, 'a new database gives space back (incremental)');
+
+  const store = createConversationStore(database);
+  const attachments = createAttachmentStore(database);
+  // Photos as stored: the store keeps bytes as given. Random bytes, so nothing about them is small.
+  const chatWithPhotos = (title: string, count: number, bytesEach: number) => {
+    const conversation = store.createConversation(title, 'llava:latest');
+    const message = store.addMessage(conversation.id, 'user', title);
+    const photos = Array.from({ length: count }, () => Buffer.concat([smallJpeg, randomBytes(bytesEach)]));
+    const ids = photos.map((bytes) => attachments.add({ mime: 'image/jpeg', bytes, width: 12, height: 8 }).id);
+    attachments.linkToMessage(ids, conversation.id, message.id);
+    store.addMessage(conversation.id, 'assistant', 'Nice photos.', { model: 'llava:latest' });
+    return { id: conversation.id, photos, ids };
+  };
+  const kept = chatWithPhotos('Kept', 2, 300 * 1024);
+  const deleted = chatWithPhotos('Deleted', 4, 2 * 1024 * 1024);
+  const mainFileSize = () => {
+    database.pragma('wal_checkpoint(TRUNCATE)');
+    return fs.statSync(file).size;
+  };
+  const before = mainFileSize();
+  assert.ok(before > 8 * 1024 * 1024, `${before} bytes with the photos`);
+
+  const response = await app.inject({ method: 'DELETE', url: `/c/${deleted.id}`, headers: { cookie: session.cookie, 'x-csrf-token': session.token } });
+  assert.equal(response.statusCode, 200);
+  // The space is given back after the answer, in batches: wait for it (at most a few seconds).
+  for (let tries = 0; tries < 100 && fs.statSync(file).size > before - 8 * 1024 * 1024; tries++) await sleep(50);
+  const after = fs.statSync(file).size;
+  t.diagnostic(`database file: ${(before / 1024 / 1024).toFixed(1)} MB with the chat, ${(after / 1024 / 1024).toFixed(1)} MB after deleting it`);
+  assert.ok(after <= before - 8 * 1024 * 1024, `the 8 MB of photos left the file: ${before} → ${after} bytes`);
+  assert.ok((database.pragma('freelist_count', { simple: true }) as number) < 256, 'few free pages are left inside');
+
+  // Pages were moved to fill the holes: the chat that stays is intact, byte for byte.
+  assert.equal(database.pragma('integrity_check', { simple: true }), 'ok');
+  kept.ids.forEach((id, index) => assert.ok(attachments.getWithBytes(id)!.bytes.equals(kept.photos[index]!), `photo ${id} unchanged`));
+  const photo = await app.inject({ url: `/attachments/${kept.ids[1]}`, headers: { cookie: session.cookie } });
+  assert.ok(photo.rawPayload.equals(kept.photos[1]!));
+  assert.equal(attachments.getWithBytes(deleted.ids[0]!), undefined);
 });

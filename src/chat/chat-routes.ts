@@ -3,6 +3,7 @@ import type { ChatModel } from '../llm/chat-model.js';
 import type { ModelGroup } from '../llm/chat-model.js';
 import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
+import type { FreeSpaceReclaimer } from '../storage/free-space.js';
 import { markVisionOptions, type VisionModels } from '../photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import type { ChatReader } from './chat-reader.js';
@@ -20,6 +21,8 @@ export interface ChatRoutesDependencies {
   view: ChatView;
   visionModels: VisionModels;
   reader: ChatReader;
+  /** Gives the disk space of a deleted chat (its photos above all) back; see storage/free-space.ts. */
+  freeSpace?: Pick<FreeSpaceReclaimer, 'reclaimSoon'>;
 }
 
 const historyPageSize = 100;
@@ -146,6 +149,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     const id = Number(request.params.id);
     chatService.stop(id);
     store.deleteConversation(id);
+    dependencies.freeSpace?.reclaimSoon();
     // Deleting the chat that is open sends the page to a new chat.
     const current = String(request.headers['hx-current-url'] ?? '');
     if (new RegExp(`/c/${id}(?:[?#]|$)`).test(current)) reply.header('HX-Redirect', '/');

@@ -196,13 +196,40 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     }
   }
 
+  /**
+   * LM Studio's own model list says which models see: `capabilities.vision` in its v1 REST API
+   * (0.4+), `type: "vlm"` in the older v0 one. Other servers answer 404 to both: undefined.
+   */
+  async function readLmStudioVision(name: string): Promise<boolean | undefined> {
+    const headers: Record<string, string> = backend.apiKey ? { authorization: `Bearer ${backend.apiKey}` } : {};
+    const read = async (route: string): Promise<unknown> => {
+      const response = await baseFetch(`${serverRoot(backend.baseUrl)}${route}`, { headers, signal: AbortSignal.timeout(listTimeoutMs) });
+      return response.ok ? response.json() : undefined;
+    };
+    try {
+      const v1 = (await read('/api/v1/models')) as { models?: Array<{ key?: unknown; capabilities?: { vision?: unknown }; loaded_instances?: Array<{ id?: unknown }> }> } | undefined;
+      if (Array.isArray(v1?.models)) {
+        // The OpenAI-style list names a model by its key, or by a loaded instance's id (key:2).
+        const model = v1.models.find((candidate) => candidate.key === name || candidate.loaded_instances?.some((instance) => instance.id === name));
+        if (model) return model.capabilities?.vision === true;
+      }
+      const v0 = (await read('/api/v0/models')) as { data?: Array<{ id?: unknown; type?: unknown }> } | undefined;
+      const model = Array.isArray(v0?.data) ? v0.data.find((candidate) => candidate.id === name) : undefined;
+      return model ? model.type === 'vlm' : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function describeModel(name: string): Promise<ModelDescription> {
     const known = descriptions.get(name);
     if (known) return known;
     const answered = contextLengths.has(name) || (await readModels().then(() => true, () => false));
     const props = await readLlamaCppProps();
     const listed = backend.visionModels.includes('*') || backend.visionModels.includes(name);
-    const vision = listed || props.vision === true;
+    // The person's list first; then what the server itself says (llama.cpp's /props, LM Studio's list).
+    // (Not asked of a server that did not answer its model list: two more waits for nothing.)
+    const vision = listed || props.vision === true || (props.vision === undefined && answered && (await readLmStudioVision(name)) === true);
     const description: ModelDescription = {
       name,
       capabilities: ['completion', ...(vision ? ['vision'] : [])],

@@ -18,13 +18,22 @@ export function shortModelName(id: string): string {
   return parseModelId(id).name.replace(/:latest$/, '');
 }
 
-/** The one wording of "this model cannot see", used by the picker (shown before sending) and the server. */
-export function visionRefusalText(model: string, visionModels: string[]): string {
+/**
+ * The one wording of "this model cannot see", used by the picker (shown before sending) and the server.
+ * With no model that can see, it says how to get one where the person's models are: `ollama pull`
+ * means nothing to someone whose models run on llama.cpp or vLLM, which cannot say they see.
+ */
+export function visionRefusalText(model: string, visionModels: string[], openAiServers = false): string {
   const names = visionModels.map(shortModelName);
-  return names.length > 0
-    ? `${shortModelName(model)} cannot see photos. Models here that can: ${names.join(', ')}`
-    : `${shortModelName(model)} cannot see photos, and no model here can. Install one (for example: ollama pull gemma3) or remove the photos.`;
+  if (names.length > 0) return `${shortModelName(model)} cannot see photos. Models here that can: ${names.join(', ')}`;
+  const howToGetOne = openAiServers
+    ? 'Remove the photos, or add a model that can see: in Ollama, for example ollama pull gemma3; on another model server, load a vision model there and name it in OPENAI_VISION_MODELS (or visionModels in OPENAI_BACKENDS).'
+    : 'Install one (for example: ollama pull gemma3) or remove the photos.';
+  return `${shortModelName(model)} cannot see photos, and no model here can. ${howToGetOne}`;
 }
+
+/** Whether any of these model ids is on an OpenAI-compatible server (`@<backend>/<model>`). */
+const onOpenAiServer = (models: string[]) => models.some((model) => parseModelId(model).backendId !== undefined);
 
 export function createVisionModels(chatModel: ChatModel): VisionModels {
   async function canSee(model: string): Promise<boolean> {
@@ -50,6 +59,7 @@ export function createVisionModels(chatModel: ChatModel): VisionModels {
       return visionRefusalText(
         model,
         installed.filter((name) => seeing.has(name)),
+        onOpenAiServer([model, ...installed]),
       );
     },
   };
@@ -79,5 +89,9 @@ export async function markVisionOptions(
   ]).finally(() => clearTimeout(timer));
   if (!seeing) return '';
   for (const option of options) if (seeing.has(option.value)) option.vision = true;
-  return visionRefusalText(modelPlaceholder, options.filter((option) => option.vision).map((option) => option.value));
+  return visionRefusalText(
+    modelPlaceholder,
+    options.filter((option) => option.vision).map((option) => option.value),
+    onOpenAiServer(options.map((option) => option.value)),
+  );
 }

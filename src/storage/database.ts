@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { useIncrementalVacuum } from './free-space.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -196,8 +197,11 @@ function makePrivate(file: string): void {
   fs.chmodSync(file, privateFileMode);
 }
 
-/** Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date. */
-export function openDatabase(dataDir: string): SqliteDatabase {
+/**
+ * Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date.
+ * `log` hears the one-time compaction of an older database (see free-space.ts).
+ */
+export function openDatabase(dataDir: string, options: { log?: (line: string) => void } = {}): SqliteDatabase {
   const file = path.join(dataDir, 'hearth.sqlite');
   try {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -214,6 +218,8 @@ export function openDatabase(dataDir: string): SqliteDatabase {
   } catch (error) {
     throw new Error(`DATA_DIR: the database ${file} cannot be opened: ${(error as Error).message}`);
   }
+  // Before WAL mode, which writes the first page: on a new file the pragma alone is enough then.
+  useIncrementalVacuum(database, file, options.log);
   database.pragma('journal_mode = WAL');
   // Older installs may have -wal/-shm files made readable by others: narrow them too.
   for (const suffix of ['-wal', '-shm']) {

@@ -10,11 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { imageSize } from 'image-size';
-import type { Browser } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
 import { openChat, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { defaultModels } from '../support/ollama-standin.js';
 import { solidPng } from '../support/test-photos.js';
+import { createAttachmentStore } from '../../src/storage/attachment-store.js';
+import { createConversationStore } from '../../src/storage/conversation-store.js';
+import type { SqliteDatabase } from '../../src/storage/database.js';
 
 let browser: Browser;
 before(async () => {
@@ -128,12 +132,18 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
   assert.ok(box.width <= 220 && box.width > 50 && box.x + box.width <= 390, `a thumbnail on the screen: ${JSON.stringify(box)}`);
   if (shots) await page.screenshot({ path: path.join(shots, 'photos-thread-390.png') });
 
-  // Tapping it opens the whole photo.
-  const [opened] = await Promise.all([page.context().waitForEvent('page'), thumbnail.tap()]);
-  await opened!.waitForLoadState();
-  assert.equal(new URL(opened!.url()).pathname, `/attachments/${attachedIds}`);
-  assert.equal(await opened!.evaluate(() => document.contentType), 'image/jpeg');
-  await opened!.close();
+  // Tapping it opens the whole photo in the viewer, over the chat; Close puts the chat back.
+  await thumbnail.tap();
+  await waitFor(page, (url) => (document.querySelector('#photo-viewer[open] .photo-viewer-image') as HTMLImageElement | null)?.getAttribute('src') === url, `/attachments/${attachedIds}`);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-image').evaluate((image: HTMLImageElement) => image.naturalWidth), 1600, 'the whole photo, not the thumbnail');
+  assert.equal(page.context().pages().length, 1, 'no new tab');
+  if (shots) {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(shots, 'photo-viewer-one-photo-dark-390.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+  await page.locator('#photo-viewer .photo-viewer-close').tap();
+  assert.equal(await page.locator('#photo-viewer').evaluate((dialog: HTMLDialogElement) => dialog.open), false);
 
   // A photo alone, with no words, is a message too.
   await page.locator('#photo-input').setInputFiles(bigPhoto);
@@ -192,4 +202,179 @@ test('more than four photos are cut to four with a message, and Send during uplo
   assert.equal(lastTurn.content, 'Four colours');
   assert.equal(lastTurn.images?.length, 4);
   assertNoPageErrors(page);
+});
+
+/** JPEGs drawn by the page's canvas: a photo of `width`×`height` in one colour, and its 480 px thumbnail. */
+async function drawnJpeg(page: Page, width: number, height: number, colour: string): Promise<Buffer> {
+  const base64 = await page.evaluate(
+    ([w, h, fill]) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = Number(w);
+      canvas.height = Number(h);
+      const context = canvas.getContext('2d')!;
+      context.fillStyle = String(fill);
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      return canvas.toDataURL('image/jpeg', 0.8).slice('data:image/jpeg;base64,'.length);
+    },
+    [width, height, colour] as const,
+  );
+  return Buffer.from(base64, 'base64');
+}
+
+/** A chat whose first message has three photos (landscape, portrait, square) and whose second has one. */
+async function chatWithPhotos(page: Page, database: SqliteDatabase): Promise<{ conversationId: number; firstIds: number[]; singleId: number }> {
+  const store = createConversationStore(database);
+  const attachments = createAttachmentStore(database);
+  const conversation = store.createConversation('Holiday photos', 'llava:latest');
+  const addPhotos = async (messageId: number, shapes: Array<[number, number, string]>) => {
+    const ids: number[] = [];
+    for (const [width, height, colour] of shapes) {
+      const photo = attachments.add({ mime: 'image/jpeg', bytes: await drawnJpeg(page, width, height, colour), width, height });
+      const scale = 480 / Math.max(width, height);
+      attachments.setThumbnail(photo.id, await drawnJpeg(page, Math.round(width * scale), Math.round(height * scale), colour));
+      ids.push(photo.id);
+    }
+    attachments.linkToMessage(ids, conversation.id, messageId);
+    return ids;
+  };
+  const first = store.addMessage(conversation.id, 'user', 'Three from the beach');
+  const firstIds = await addPhotos(first.id, [[1600, 1200, '#1c7ed6'], [900, 1600, '#d9480f'], [1000, 1000, '#2b8a3e']]);
+  store.addMessage(conversation.id, 'assistant', 'Sea, sand and grass.', { model: 'llava:latest' });
+  const second = store.addMessage(conversation.id, 'user', 'And one more');
+  const [singleId] = await addPhotos(second.id, [[1200, 900, '#862e9c']]);
+  store.addMessage(conversation.id, 'assistant', 'A purple square.', { model: 'llava:latest' });
+  return { conversationId: conversation.id, firstIds, singleId: singleId! };
+}
+
+const viewerState = (page: Page) =>
+  page.evaluate(() => {
+    const dialog = document.getElementById('photo-viewer') as HTMLDialogElement | null;
+    const image = dialog?.querySelector<HTMLImageElement>('.photo-viewer-image');
+    const focused = document.activeElement;
+    return {
+      open: dialog?.open ?? false,
+      position: dialog?.querySelector('.photo-viewer-position')?.textContent ?? '',
+      src: image?.getAttribute('src') ?? '',
+      alt: image?.alt ?? '',
+      focus: focused?.getAttribute('aria-label') ?? focused?.getAttribute('href') ?? focused?.tagName ?? '',
+    };
+  });
+
+async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations.map((violation) => `${violation.id}: ${violation.help} — ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/** A swipe as a finger makes it, through Chromium's touch input (Playwright has no swipe of its own). */
+async function swipe(page: Page, from: { x: number; y: number }, dx: number): Promise<void> {
+  const session = await page.context().newCDPSession(page);
+  const point = (x: number) => [{ x, y: from.y, id: 1 }];
+  await session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: point(from.x) });
+  for (let step = 1; step <= 5; step++) await session.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: point(from.x + (dx * step) / 5) });
+  await session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await session.detach();
+}
+
+test('a tapped photo opens full screen in a dialog: the whole photo, Close and Escape, previous and next, focus back on the thumbnail', async (t) => {
+  const { test: testApp, baseUrl, page } = await openChat(t, browser, {
+    app: { standin: { models: [{ name: 'llava:latest', capabilities: ['completion', 'vision'] }] } },
+    context: phone,
+  });
+  const { conversationId, firstIds, singleId } = await chatWithPhotos(page, testApp.database);
+  // Every layout shift the page makes from here on is counted.
+  await page.addInitScript(() => {
+    const state = window as unknown as { __layoutShift: number };
+    state.__layoutShift = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>) state.__layoutShift += entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await page.goto(`${baseUrl}/c/${conversationId}`);
+  await waitForSocket(page);
+  const thumbnails = page.locator('#chat-thread .message-photo');
+  await waitFor(page, () => [...document.querySelectorAll<HTMLImageElement>('#chat-thread .message-photo img')].every((image) => image.complete && image.naturalWidth > 0));
+  assert.equal(await thumbnails.count(), 4);
+  assert.equal(await thumbnails.nth(1).getAttribute('aria-label'), 'Open photo 2 of 3 (900×1600)');
+  assert.equal(await thumbnails.nth(3).getAttribute('aria-label'), 'Open photo (1200×900)');
+  const shiftBefore = await page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift);
+
+  // The second photo of three: shown at once from its thumbnail, then the whole photo.
+  await thumbnails.nth(1).tap();
+  await waitFor(page, (url) => document.querySelector('#photo-viewer[open] .photo-viewer-image')?.getAttribute('src') === url, `/attachments/${firstIds[1]}`);
+  assert.deepEqual(await viewerState(page), { open: true, position: 'Photo 2 of 3', src: `/attachments/${firstIds[1]}`, alt: 'Photo you sent', focus: 'Close photo' });
+  assert.equal(page.context().pages().length, 1, 'no new tab');
+  const image = page.locator('#photo-viewer .photo-viewer-image');
+  assert.equal(await image.evaluate((element: HTMLImageElement) => element.naturalHeight), 1600, 'the whole photo, not the 480 px thumbnail');
+  // Full screen at 390×844, every button a 44 px target on the screen.
+  const dialogBox = (await page.locator('#photo-viewer').boundingBox())!;
+  assert.deepEqual([dialogBox.x, dialogBox.y, dialogBox.width, dialogBox.height], [0, 0, 390, 844]);
+  for (const name of ['close', 'previous', 'next']) {
+    const box = (await page.locator(`#photo-viewer .photo-viewer-${name}`).boundingBox())!;
+    assert.ok(box.width >= 44 && box.height >= 44 && box.x >= 0 && box.x + box.width <= 390 && box.y + box.height <= 844, `${name}: ${JSON.stringify(box)}`);
+  }
+  const imageBox = (await image.boundingBox())!;
+  assert.ok(imageBox.height > 500, `the photo gets the screen: ${JSON.stringify(imageBox)}`);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-caption').innerText(), 'Photo you sent');
+  if (shots) await page.screenshot({ path: path.join(shots, 'photo-viewer-light-390.png') });
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await axeViolations(page), [], `the open viewer, ${colorScheme}`);
+  }
+  if (shots) await page.screenshot({ path: path.join(shots, 'photo-viewer-dark-390.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Next, then the last: Next is disabled there and focus moves to Previous rather than be lost.
+  await page.locator('#photo-viewer .photo-viewer-next').tap();
+  let state = await viewerState(page);
+  assert.deepEqual([state.position, state.alt], ['Photo 3 of 3', 'Photo you sent']);
+  await waitFor(page, (url) => document.querySelector('#photo-viewer .photo-viewer-image')?.getAttribute('src') === url, `/attachments/${firstIds[2]}`);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-next').isDisabled(), true);
+  assert.equal(state.focus, 'Previous photo');
+  assert.deepEqual(await image.boundingBox(), imageBox, 'the image box does not move from photo to photo');
+
+  // A swipe to the right goes back; the arrow keys step too.
+  await swipe(page, { x: 100, y: 400 }, 180);
+  assert.equal((await viewerState(page)).position, 'Photo 2 of 3');
+  await swipe(page, { x: 300, y: 400 }, -180);
+  assert.equal((await viewerState(page)).position, 'Photo 3 of 3');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  state = await viewerState(page);
+  assert.equal(state.position, 'Photo 1 of 3');
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-previous').isDisabled(), true);
+
+  // Escape closes, and focus is on the thumbnail of the photo last shown.
+  await page.keyboard.press('Escape');
+  assert.equal((await viewerState(page)).open, false);
+  // The dialog's close event, which moves focus, comes a task after Escape.
+  await waitFor(page, (label) => document.activeElement?.getAttribute('aria-label') === label, 'Open photo 1 of 3 (1600×1200)');
+
+  // A message with one photo: no steps; the Close button closes and focus goes back.
+  await thumbnails.nth(3).tap();
+  await waitFor(page, () => (document.getElementById('photo-viewer') as HTMLDialogElement).open);
+  state = await viewerState(page);
+  assert.deepEqual([state.position, state.src.startsWith(`/attachments/${singleId}`)], ['Photo', true]);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-steps').isVisible(), false);
+  await page.locator('#photo-viewer .photo-viewer-close').tap();
+  state = await viewerState(page);
+  assert.deepEqual([state.open, state.focus], [false, 'Open photo (1200×900)']);
+
+  // Opening and closing moved nothing on the page.
+  const shiftAfter = await page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift);
+  assert.equal(shiftAfter - shiftBefore, 0, 'no layout shift');
+  assertNoPageErrors(page);
+});
+
+test('without JavaScript a tap on a photo still opens the photo itself', async (t) => {
+  const { test: testApp, page: scripted } = await openChat(t, browser, { context: phone });
+  const { conversationId, firstIds } = await chatWithPhotos(scripted, testApp.database);
+  const baseUrl = await testApp.listen();
+  const { page } = await newPage(t, browser, { ...phone, javaScriptEnabled: false });
+  await loginInBrowser(page, baseUrl);
+  await page.goto(`${baseUrl}/c/${conversationId}`);
+  const [opened] = await Promise.all([page.context().waitForEvent('page'), page.locator('#chat-thread .message-photo').first().tap()]);
+  await opened!.waitForLoadState();
+  assert.equal(new URL(opened!.url()).pathname, `/attachments/${firstIds[0]}`);
+  assert.equal(await opened!.evaluate(() => document.contentType), 'image/jpeg');
+  assert.equal(await page.locator('#photo-viewer').count(), 0);
 });

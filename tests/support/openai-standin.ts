@@ -3,7 +3,8 @@
  * speak it: GET /v1/models, POST /v1/chat/completions streamed as SSE `data:` lines ending with
  * `data: [DONE]`, a usage chunk, errors as `{"error": {"message", "type", "code"}}` (before the
  * stream as an HTTP error, during it as a `data:` line), and reasoning as `reasoning_content`
- * (llama.cpp, older vLLM) or `reasoning` (newer vLLM) deltas. llama.cpp's GET /props is served too.
+ * (llama.cpp, older vLLM) or `reasoning` (newer vLLM) deltas. llama.cpp's GET /props is served too,
+ * and LM Studio's own model lists (GET /api/v1/models, /api/v0/models) when asked for.
  *
  * Scriptable per test like the Ollama stand-in: queue replies or set a handler to stream slowly,
  * fail, fail mid-stream, drop the connection, end without [DONE] or hang.
@@ -73,6 +74,8 @@ export interface OpenAiStandinOptions {
   apiKey?: string;
   /** llama.cpp's /props answer; undefined: /props is 404 as on vLLM. */
   props?: { contextLength: number; vision: boolean };
+  /** LM Studio's own model list, v1 (0.4+, capabilities.vision) or v0 (type "vlm"); undefined: both 404. */
+  lmStudio?: { api: 'v0' | 'v1'; vision: string[] };
   defaultReply?: OpenAiScriptedReply;
 }
 
@@ -145,6 +148,30 @@ class Standin extends StandinServer<OpenAiScriptedReply, OpenAiReplyHandler, Rec
           total_slots: 1,
           model_path: '/models/standin.gguf',
           modalities: { vision: this.options.props.vision, audio: false },
+        });
+      case 'GET /api/v1/models':
+        if (this.options.lmStudio?.api !== 'v1') return sendError(response, 404, `Unexpected endpoint or method. (GET ${path})`, 'not_found_error', 404);
+        return sendJson(response, 200, {
+          models: this.models.map((model) => ({
+            type: 'llm',
+            key: model.id,
+            display_name: model.id,
+            loaded_instances: [{ id: model.id, config: { context_length: 4096 } }],
+            max_context_length: 32768,
+            capabilities: { vision: this.options.lmStudio!.vision.includes(model.id), trained_for_tool_use: false },
+          })),
+        });
+      case 'GET /api/v0/models':
+        if (this.options.lmStudio?.api !== 'v0') return sendError(response, 404, `Unexpected endpoint or method. (GET ${path})`, 'not_found_error', 404);
+        return sendJson(response, 200, {
+          object: 'list',
+          data: this.models.map((model) => ({
+            id: model.id,
+            object: 'model',
+            type: this.options.lmStudio!.vision.includes(model.id) ? 'vlm' : 'llm',
+            state: 'loaded',
+            max_context_length: 32768,
+          })),
         });
       case 'GET /v1/models':
         return sendJson(response, 200, {
