@@ -256,6 +256,16 @@ test('too many photos for one message, or one already sent, is refused with a me
   await socket.waitFor((message) => String(message.content).includes('no longer here'));
   socket.send({ type: 'send', message: 'Junk', conversationId: '1', attachments: 'x' });
   await socket.waitFor((message) => String(message.content).includes('could not be read'));
+  // The plain form catches the same error type: the person's words, a 400 and their text kept, not a 500.
+  const form = await app.inject({
+    method: 'POST',
+    url: '/send',
+    headers: { cookie: cookies },
+    payload: { _csrf: session.token, message: 'Junk by form', conversationId: '1', attachments: 'x' },
+  });
+  assert.equal(form.statusCode, 400);
+  assert.match(form.body, /The attached photos could not be read\. Remove them and attach them again\./);
+  assert.match(form.body, /Junk by form/);
   assert.equal(store.listMessages(1).length, 2, 'only the first send was saved');
 });
 

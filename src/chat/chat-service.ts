@@ -4,15 +4,14 @@ import type { VisionModels } from '../photos/vision-models.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';
+import { ChatInputError } from './chat-input-error.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
 
 export const maxMessageCharacters = 32_000;
 
-/** Something the person sent that cannot be used; the text says what to do instead. */
-export class ChatInputError extends Error {
-  override name = 'ChatInputError';
-}
+// Where the chat's callers have always found it.
+export { ChatInputError };
 
 export interface SendRequest {
   conversationId: number | undefined;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
-import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
+import { parseAttachmentIds } from '../photos/photo-checks.js';
 import type { ChatReader } from './chat-reader.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
@@ -151,7 +151,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
         );
       } catch (error) {
-        if (error instanceof ChatInputError || error instanceof PhotoError) showError(error.message);
+        if (error instanceof ChatInputError) showError(error.message);
         else {
           log.error({ err: error }, 'sending a message failed');
           showError('The message could not be saved. Nothing was sent; try again.');
