@@ -7,8 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { createChatReader } from '../src/chat/chat-reader.js';
+import { createChatView } from '../src/chat/chat-view.js';
+import { ReplyHub } from '../src/chat/reply-hub.js';
+import { projectRoot } from '../src/config/project-root.js';
+import { createTemplates } from '../src/http/views.js';
+import { createAttachmentStore } from '../src/storage/attachment-store.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
+import { createToolCallStore } from '../src/storage/tool-call-store.js';
 import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
 
 function openStore(t: TestContext) {
@@ -81,6 +88,66 @@ test('store: paging, catch-up and search read only the thread shown', (t) => {
   const hits = store.search('zebra', 50).map((hit) => hit.messageId);
   assert.equal(hits.length, 6);
   assert.ok(!hits.includes(ids[9]!), 'hidden versions are not found by search');
+});
+
+test('store: the versions of many messages come in one read, the same as one by one', (t) => {
+  const store = openStore(t);
+  const { id } = store.createConversation('Batch', 'llama3');
+  const first = store.addMessage(id, 'user', 'Q1');
+  store.addMessage(id, 'assistant', 'A1');
+  const q2 = store.addMessage(id, 'user', 'Q2');
+  store.addMessage(id, 'assistant', 'A2');
+  // Two versions of the first question (no parent), three of the reply to Q2.
+  const firstAgain = store.branchFrom(id, first.id, 'user', 'Q1 again');
+  store.addMessage(id, 'assistant', 'A1 again');
+  store.showVersion(firstAgain.id, first.id);
+  store.branchFrom(id, q2.id + 1, 'assistant', 'A2 b');
+  store.branchFrom(id, q2.id + 1, 'assistant', 'A2 c');
+  const shown = store.listMessages(id);
+  assert.deepEqual(contents(shown), ['Q1', 'A1', 'Q2', 'A2 c']);
+  const batch = store.versionsOfMessages(shown);
+  assert.deepEqual(
+    shown.map((message) => batch.get(message.id)),
+    shown.map((message) => store.versionsOf(message)),
+  );
+  assert.deepEqual(shown.map((message) => `${batch.get(message.id)!.index + 1}/${batch.get(message.id)!.ids.length}`), ['1/2', '1/1', '1/1', '3/3']);
+  assert.equal(store.versionsOfMessages([]).size, 0);
+});
+
+test('reader: a page shows every message\'s versions from one read, not one per message', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-versions-'));
+  const database = openDatabase(dataDir);
+  t.after(() => {
+    database.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const store = createConversationStore(database);
+  const { id } = store.createConversation('Reader', 'llama3');
+  const ids: number[] = [];
+  for (let index = 1; index <= 60; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // The last reply written again: 2 versions on it, none elsewhere.
+  store.branchFrom(id, ids[59]!, 'assistant', 'line 60 again');
+  const reads = { one: 0, many: 0 };
+  const countingStore = {
+    ...store,
+    versionsOf: (message: Parameters<typeof store.versionsOf>[0]) => (reads.one++, store.versionsOf(message)),
+    versionsOfMessages: (messages: Parameters<typeof store.versionsOfMessages>[0]) => (reads.many++, store.versionsOfMessages(messages)),
+  };
+  const reader = createChatReader({
+    store: countingStore,
+    toolCalls: createToolCallStore(database),
+    hub: new ReplyHub(),
+    view: createChatView(createTemplates(projectRoot)),
+    attachments: createAttachmentStore(database),
+  });
+  const page = reader.messagePage(id);
+  assert.equal(page.messages.length, 40);
+  assert.deepEqual(reads, { one: 0, many: 1 }, 'one read for the whole page');
+  assert.deepEqual(page.messages.filter((message) => message.versions).map((message) => [message.content, message.versions]), [
+    ['line 60 again', { position: 2, count: 2 }],
+  ]);
+  reader.threadHtml(id);
+  assert.deepEqual(reads, { one: 0, many: 2 }, 'a re-rendered thread too');
 });
 
 /** Waits for the thread to be re-rendered and returns its HTML. */

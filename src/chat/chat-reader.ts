@@ -46,18 +46,19 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
 
   /**
    * Stored messages with the live text of the reply writing into one of them, if any, their tool
-   * cards, the person's photos and their versions (messages of one conversation). Photos and tool
-   * cards are read for all of them at once.
+   * cards, the person's photos and their versions (messages of one conversation). Photos, tool
+   * cards and versions are read for all of them at once: a page costs the same few queries.
    */
   function toViews(messages: StoredMessage[]): MessageView[] {
     const idsOf = (role: StoredMessage['role']) => messages.filter((message) => message.role === role).map((message) => message.id);
     const photos = attachments.listForMessages(idsOf('user'));
     const calls = toolCalls.listForMessages(idsOf('assistant'));
+    const versionsById = store.versionsOfMessages(messages);
     const live = messages[0] && hub.active(messages[0].conversationId);
     return messages.map((message) => {
       const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id));
-      const versions = store.versionsOf(message);
-      if (versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
+      const versions = versionsById.get(message.id);
+      if (versions && versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
       return view;
     });
   }
