@@ -223,9 +223,103 @@ test('socket: regenerate and Retry write the last reply again, keeping the old o
   assert.match(html, /3\/3/);
   assert.deepEqual(contents(store.listMessages(1)), ['Tell me a joke', 'Third answer.']);
 
-  // A stale page asking to regenerate a reply that is not the last one is refused.
+  // The person's own message is edited, not regenerated; a replaced reply (a stale page) is refused.
   socket.send({ type: 'regenerate', messageId: 1 });
-  await socket.waitFor((message) => String(message.content).includes('Only the last reply can be written again'));
+  await socket.waitFor((message) => String(message.content).includes('Only a reply can be written again'));
+  socket.send({ type: 'regenerate', messageId: 2 });
+  await socket.waitFor((message) => String(message.content).includes('an earlier version that is not shown now'));
+  assert.deepEqual(contents(store.listMessages(1)), ['Tell me a joke', 'Third answer.']);
+});
+
+const shownIds = (html: string) => [...html.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
+/** The ‹ n/m › a message of a rendered thread shows, if any. */
+const versionOf = (html: string, id: number) =>
+  /message-version-position">(\d+\/\d+)</.exec(html.split('<article').find((part) => part.includes(`id="message-${id}"`)) ?? '')?.[1];
+
+test('socket: any reply can be written again, and Retry works on any failed one: the turns from it on become an earlier version', async (t) => {
+  const { socket, standin, store, turnFinished } = await startChatHarness(t);
+  standin.enqueue(
+    { status: 500, error: 'model runner crashed' },
+    { content: 'Rome.' },
+    { content: 'Madrid.' },
+    { content: 'Paris, at last.' },
+    { content: 'Rome, again.' },
+  );
+  for (const [index, question] of ['Capital of France?', 'Capital of Italy?', 'Capital of Spain?'].entries()) {
+    socket.messages.length = 0;
+    socket.send({ type: 'send', message: question, ...(index > 0 ? { conversationId: '1' } : {}) });
+    await turnFinished();
+  }
+  // 1 France?  2 (failed)  3 Italy?  4 Rome.  5 Spain?  6 Madrid.
+  assert.equal(store.getMessage(2)!.status, 'failed');
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', '', 'Capital of Italy?', 'Rome.', 'Capital of Spain?', 'Madrid.']);
+
+  // Retry on the failed first reply, two turns up: a new reply to the same question.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 2 });
+  const retried = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(retried), [1, 7], 'the thread shown is the new path');
+  assert.match(retried, /id="message-7"[^>]*data-status="streaming"/);
+  await turnFinished();
+  assert.deepEqual(
+    standin.requests[3]!.messages.slice(1).map((message) => `${message.role}:${message.content}`),
+    ['user:Capital of France?'],
+    'the model answers the same question, without the turns after it',
+  );
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', 'Paris, at last.']);
+  assert.equal(versionOf(String(socket.messages.filter((message) => message.target === '#message-7').at(-1)!.content), 7), '2/2');
+
+  // ‹ on the new reply: the failed one returns with every turn that followed it.
+  socket.messages.length = 0;
+  socket.send({ type: 'version', messageId: 7, direction: 'earlier' });
+  const earlier = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(earlier), [1, 2, 3, 4, 5, 6]);
+  assert.equal(versionOf(earlier, 2), '1/2');
+
+  // Regenerate the middle reply (not the last): Spain's turn becomes its earlier version.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 4 });
+  const regenerated = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(regenerated), [1, 2, 3, 8]);
+  await turnFinished();
+  const request = standin.requests[4]!.messages.slice(1).map((message) => message.content).join('\n');
+  assert.match(request, /Capital of Italy\?$/, 'the same question is answered again');
+  assert.ok(!request.includes('Rome.') && !request.includes('Spain'), 'nothing from the replaced turns reaches the model');
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', '', 'Capital of Italy?', 'Rome, again.']);
+  const finished = String(socket.messages.filter((message) => message.target === '#message-8').at(-1)!.content);
+  assert.equal(versionOf(finished, 8), '2/2');
+
+  // ‹ on the middle reply: Spain's turn is still there.
+  socket.messages.length = 0;
+  socket.send({ type: 'version', messageId: 8, direction: 'earlier' });
+  const back = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(back), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual([versionOf(back, 2), versionOf(back, 4)], ['1/2', '1/2'], 'both replies show their versions');
+  assert.equal(standin.requests.length, 5);
+});
+
+test('socket: regenerating a reply that used tools replaces its whole turn, from any of its rounds', async (t) => {
+  const { socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
+  const { id } = store.createConversation('Tools', 'llama3.2:latest');
+  const question = store.addMessage(id, 'user', 'What is 6 x 7?');
+  const firstRound = store.addMessage(id, 'assistant', 'Let me calculate.');
+  const secondRound = store.addMessage(id, 'assistant', 'It is 42.');
+  store.addMessage(id, 'user', 'Thanks!');
+  store.addMessage(id, 'assistant', 'You are welcome.');
+  assert.equal(secondRound.parentId, firstRound.id);
+  await socket.close();
+  const { openChatSocket } = await import('./support/test-app.js');
+  const page = await openChatSocket(baseUrl, cookies, String(id));
+  t.after(() => page.close());
+
+  standin.enqueue({ content: 'Forty-two.' });
+  page.send({ type: 'regenerate', messageId: secondRound.id });
+  const thread = await nextThread(page, 0);
+  const [newReply] = shownIds(thread).slice(1);
+  assert.deepEqual(shownIds(thread), [question.id, newReply], 'both rounds and the turn after them are replaced');
+  await page.waitFor((message) => message.event === 'reply-finished');
+  assert.deepEqual(contents(store.listMessages(id)), ['What is 6 x 7?', 'Forty-two.']);
+  assert.deepEqual(store.versionsOf(store.getMessage(newReply!)!).ids, [firstRound.id, newReply], 'a version of the turn\'s first round');
 });
 
 test('socket: nothing reshapes the thread while a reply streams, and bad commands are refused', async (t) => {

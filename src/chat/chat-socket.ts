@@ -171,7 +171,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         if (type === 'edit') {
           await chatService.editMessage({ messageId, text: typeof command.message === 'string' ? command.message : '', model });
         } else if (type === 'regenerate') {
-          chatService.regenerate({ messageId, model });
+          await chatService.regenerate({ messageId, model });
         } else {
           const direction = command.direction;
           if (direction !== 'earlier' && direction !== 'later') return showError('That request did not say which version. Reload the page.');

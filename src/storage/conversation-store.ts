@@ -80,8 +80,8 @@ export interface ConversationStore {
   /** Up to `limit` messages newer than `after`, oldest first (the page below a window opened at a search match). */
   listMessagesAfter(conversationId: number, after: number, limit: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
-  /** The newest shown message written by the person. */
-  lastUserMessage(conversationId: number): StoredMessage | undefined;
+  /** The newest shown message written by the person (of those before `before`, when given: the one a reply answers). */
+  lastUserMessage(conversationId: number, before?: number): StoredMessage | undefined;
   versionsOf(message: StoredMessage): MessageVersions;
   /** The versions of each of several messages of one conversation, by message id, read in one query (a page's ‹ 2/3 ›). */
   versionsOfMessages(messages: StoredMessage[]): Map<number, MessageVersions>;
@@ -203,6 +203,9 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     ),
     lastUserMessage: database.prepare<[number], MessageRow>(
       "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND role = 'user' ORDER BY id DESC LIMIT 1",
+    ),
+    lastUserMessageBefore: database.prepare<[number, number], MessageRow>(
+      "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND role = 'user' AND id < ? ORDER BY id DESC LIMIT 1",
     ),
     // The children of each parent in a JSON list: all versions of the messages that follow them.
     // IS, not =: the first messages of a conversation have no parent (JSON null) and are versions
@@ -340,8 +343,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       }));
     },
     closeInterruptedReplies: (reason) => statements.closeInterrupted.run(reason, now()).changes,
-    lastUserMessage(conversationId) {
-      const row = statements.lastUserMessage.get(conversationId);
+    lastUserMessage(conversationId, before) {
+      const row = before === undefined ? statements.lastUserMessage.get(conversationId) : statements.lastUserMessageBefore.get(conversationId, before);
       return row && toMessage(row);
     },
     versionsOf: (message) => versionsOfMessages([message]).get(message.id)!,

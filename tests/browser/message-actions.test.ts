@@ -187,7 +187,8 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   assert.equal(await waitForReplyEnd(page), 'failed');
   const retry = lastAssistant(page).locator('.message-retry');
   await assertTapTarget(retry, 'Retry');
-  assert.equal(await page.locator('.message-regenerate:visible').count(), 0, 'only the last reply offers Regenerate, and a failed one says Retry');
+  assert.equal(await lastAssistant(page).locator('.message-regenerate').count(), 0, 'a failed reply says Retry, not Regenerate');
+  assert.equal(await page.locator('#chat-thread .chat-message-assistant').first().locator('.message-regenerate').isVisible(), true, 'an earlier reply can be written again too');
   await screenshot(page, 'message-actions-failed');
   testApp.standin.enqueue({ content: 'Recovered.' });
   await retry.tap();
@@ -207,4 +208,58 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   assert.match(await threadText(page), /Say <b>hello<\/b> instead.*2\/2.*Hello there, friend!.*1\/2.*And now\?.*Recovered\./);
   await screenshot(page, 'message-actions-versions');
   assertNoPageErrors(page, [/status of 500/]);
+});
+
+test('phone: Retry a failed reply and Regenerate a reply further up; the turns after it become an earlier version', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Capitals', 'llama3.2:latest');
+  store.addMessage(id, 'user', 'Capital of France?');
+  const failed = store.addMessage(id, 'assistant', '', { status: 'failed', model: 'llama3.2:latest' });
+  store.updateMessage(failed.id, { error: 'Ollama refused the request: model runner crashed' });
+  store.addMessage(id, 'user', 'And Italy?');
+  // A reply in two rounds (a tool round, then the answer): only its last round offers Regenerate.
+  const toolRound = store.addMessage(id, 'assistant', 'Let me look that up.', { model: 'llama3.2:latest' });
+  const answer = store.addMessage(id, 'assistant', 'Rome.', { model: 'llama3.2:latest' });
+  store.addMessage(id, 'user', 'And Spain?');
+  store.addMessage(id, 'assistant', 'Madrid.', { model: 'llama3.2:latest' });
+  await page.goto(`${baseUrl}/c/${id}`);
+  await waitForSocket(page);
+  const assistant = (messageId: number) => page.locator(`#message-${messageId}`);
+
+  assert.equal(await assistant(toolRound.id).locator('.message-regenerate').isVisible(), false, 'a tool round the reply went on from offers nothing');
+  const retry = assistant(failed.id).locator('.message-retry');
+  await assertTapTarget(retry, 'Retry on a failed reply further up');
+  await screenshot(page, 'message-actions-retry-further-up');
+
+  // Retry two turns up: the same question is answered again, and the thread shown is the new path.
+  testApp.standin.enqueue({ content: 'Paris.', chunkDelayMs: 40 });
+  await retry.tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message').length === 2
+    && document.querySelector('#chat-thread .chat-message-assistant .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Paris.');
+  assert.equal(testApp.standin.requests.at(-1)!.messages.at(-1)!.content, 'Capital of France?');
+  assert.ok(!(await threadText(page)).includes('Italy'), 'the later turns are not in the thread');
+
+  // ‹ brings the failed reply back with every turn after it.
+  await lastAssistant(page).locator('.message-version-earlier').tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message').length === 7);
+  assert.match(await threadText(page), /Capital of France\?.*1\/2.*And Italy\?.*Rome\..*And Spain\?.*Madrid\./);
+
+  // Regenerate the middle reply (from its last round): both rounds and Spain's turn become version 1.
+  const regenerate = assistant(answer.id).locator('.message-regenerate');
+  await assertTapTarget(regenerate, 'Regenerate on a reply further up');
+  testApp.standin.enqueue({ content: 'Rome, the eternal city.' });
+  await regenerate.tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message').length === 4
+    && document.querySelectorAll('#chat-thread .chat-message-assistant .message-version-position').length === 2);
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Rome, the eternal city.');
+  assert.equal(normalize(await lastAssistant(page).locator('.message-version-position').textContent()), '2/2');
+  assert.ok(!(await threadText(page)).includes('Let me look that up'), 'the whole earlier reply is replaced');
+  // The failed reply had no text, so the model gets the two questions as one turn.
+  assert.match(testApp.standin.requests.at(-1)!.messages.at(-1)!.content, /And Italy\?$/);
+  await screenshot(page, 'message-actions-regenerated-further-up');
+  assertNoPageErrors(page);
 });
