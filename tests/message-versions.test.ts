@@ -369,12 +369,12 @@ test('socket: an edit with <script> stays text, and a page showing an old versio
   assert.ok(!fresh.includes('id="message-2"'));
 });
 
-test('socket: switching versions of a message far up the chat shows the thread from there, not only the newest page', async (t) => {
+test('socket: switching versions of a message far up the chat shows the window around it, however far up', async (t) => {
   const { socket, store, baseUrl, cookies } = await startChatHarness(t);
   const { id } = store.createConversation('Long', 'llama3');
   const ids: number[] = [];
-  for (let index = 1; index <= 120; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
-  // Message 21 (a question far above the newest 40) gets a second version, then the first is shown again.
+  for (let index = 1; index <= 500; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 21 (a question 480 messages above the newest) gets a second version, then the first is shown again.
   const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
   store.addMessage(id, 'assistant', 'answer to the edit');
   store.showVersion(edited.id, ids[20]!);
@@ -382,21 +382,27 @@ test('socket: switching versions of a message far up the chat shows the thread f
   const { openChatSocket } = await import('./support/test-app.js');
   const page = await openChatSocket(baseUrl, cookies, String(id));
   t.after(() => page.close());
+  const shown = (html: string) => [...html.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
 
   // To the edit: the thread is short now (20 messages, the edit and its answer), all of it shown.
   page.send({ type: 'version', messageId: ids[20], direction: 'later' });
   const thread = await nextThread(page, 0);
   assert.match(thread, new RegExp(`id="message-${ids[19]}"[\\s\\S]*line 21 edited[\\s\\S]*2/2[\\s\\S]*answer to the edit`));
-  assert.ok(!thread.includes('line 22') && !thread.includes('load-earlier'));
+  assert.ok(!thread.includes('line 22') && !thread.includes('load-earlier') && !thread.includes('load-later'));
 
-  // Back: 120 messages again. Not only the newest 40 (where message 21 is not): from message 20
-  // (the one above the switched message) down to the newest, with the sentinel for those above.
+  // Back: 500 messages again. Not the newest page (where message 21 is not): the window around the
+  // message above the switched one, as a search match opens, with loaders above and below.
   page.send({ type: 'version', messageId: edited.id, direction: 'earlier' });
   const back = await nextThread(page, 1);
-  const shown = [...back.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
-  assert.deepEqual(shown, ids.slice(19));
-  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${ids[19]}"`));
+  const window = shown(back);
+  assert.ok(window.length <= 40, `one page (${window.length} messages)`);
+  assert.ok(window.includes(ids[19]!) && window.includes(ids[20]!), 'the switched message and the one above it are shown');
+  assert.deepEqual(window, ids.slice(ids.indexOf(window[0]!), ids.indexOf(window.at(-1)!) + 1), 'a contiguous stretch of the thread');
+  assert.ok(window[0]! < ids[19]! && window.at(-1)! > ids[30]!, 'with messages above it, and more below it');
+  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${window[0]}"`), 'the loader above');
+  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?after=${window.at(-1)}"`), 'the loader below');
   assert.match(back, /line 21<\/div>[\s\S]*1\/2/);
+  assert.ok(!back.includes('line 500'), 'not the newest page');
 });
 
 test('Copy reads a reply\'s Markdown from /messages/:id/markdown, for a logged-in session only', async (t) => {

@@ -27,9 +27,6 @@ export interface MessageWindow extends MessagePage {
   laterUrl: string | undefined;
 }
 
-/** Most messages one re-rendered thread holds (10 pages): past that it opens at the newest again. */
-const maxThreadMessages = messagePageSize * 10;
-
 /** One message a reconnecting page missed: `replace` when the page shows it already (it may have changed). */
 export interface CatchUpItem {
   messageId: number;
@@ -131,19 +128,17 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
 
   /**
    * The thread as HTML, for #chat-thread after its shape changed: the newest page, or, when the
-   * change was further up (`fromId`, a version of an older message), everything from there down,
-   * so the person still sees what they changed. Bounded: a change very far up shows the newest page.
+   * change was above it (`fromId`, a version of an older message), the window around that message
+   * (as a search match opens), so the person stays where they changed it however far up it was;
+   * the loaders above and below bring the rest as they scroll. Either way one page is read.
    */
   function threadHtml(conversationId: number, fromId?: number): string {
     // Rows first, views once: the newest page is only built when it is what gets shown.
     const newest = store.listMessagesPage(conversationId, messagePageSize + 1);
     const oldestShown = newest.length > messagePageSize ? newest[1]!.id : undefined;
     if (fromId !== undefined && oldestShown !== undefined && fromId < oldestShown) {
-      const from = store.listMessagesFrom(conversationId, fromId, maxThreadMessages + 1);
-      if (from.length <= maxThreadMessages && from[0]?.id === fromId) {
-        const hasEarlier = store.listMessagesPage(conversationId, 1, fromId).length > 0;
-        return view.messagePage({ messages: toViews(from), earlierUrl: hasEarlier ? earlierUrlOf(conversationId, fromId) : undefined });
-      }
+      const window = around(conversationId, fromId);
+      if (window) return view.messagePage(window);
     }
     return view.messagePage(pageOf(conversationId, newest));
   }

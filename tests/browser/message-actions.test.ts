@@ -263,3 +263,45 @@ test('phone: Retry a failed reply and Regenerate a reply further up; the turns a
   await screenshot(page, 'message-actions-regenerated-further-up');
   assertNoPageErrors(page);
 });
+
+test('phone: a version switch far up a long chat keeps the person at the switched message', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Long', 'llama3.2:latest');
+  const ids: number[] = [];
+  for (let index = 1; index <= 500; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 21, 480 messages above the newest, has a second version; the first is shown.
+  const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
+  store.addMessage(id, 'assistant', 'answer to the edit');
+  store.showVersion(edited.id, ids[20]!);
+  await page.goto(`${baseUrl}/c/${id}?at=${ids[20]}#message-${ids[20]}`);
+  await waitForSocket(page);
+  const topOf = (messageId: number) => page.locator(`#message-${messageId}`).evaluate((element) => element.getBoundingClientRect().top);
+
+  const onScreen = async (messageId: number) => {
+    const box = await page.locator(`#message-${messageId}`).boundingBox();
+    return Boolean(box && box.y >= 0 && box.y + 40 < 844);
+  };
+
+  // › to the edit: the thread is 22 messages now, shown whole (the page was a window opened at a match).
+  await page.locator(`#message-${ids[20]} .message-version-later`).tap();
+  await waitFor(page, (editedId) => document.querySelector(`#message-${editedId} .message-version-position`)?.textContent === '2/2', edited.id);
+  assert.equal(await page.locator('#chat-thread .chat-message').count(), 22);
+  assert.equal(await page.locator('#chat-thread .load-later, #chat-thread .load-earlier').count(), 0);
+  assert.ok(await onScreen(edited.id), 'the switched message is on screen');
+
+  // ‹ back: 500 messages again; the window around the switched message, not the newest page.
+  const above = await topOf(ids[19]!);
+  await page.locator(`#message-${edited.id} .message-version-earlier`).tap();
+  await waitFor(page, (firstId) => document.querySelector(`#message-${firstId} .message-version-position`)?.textContent === '1/2', ids[20]!);
+  assert.ok(Math.abs((await topOf(ids[19]!)) - above) < 2, 'the message above the switched one did not move');
+  assert.ok(await onScreen(ids[20]!), 'the switched message is on screen');
+  assert.equal(await page.locator('#chat-thread .load-later').count(), 1, 'newer messages load below as the person scrolls down');
+  assert.ok(!(await threadText(page)).includes('line 500'), 'not the newest page');
+  await screenshot(page, 'message-actions-version-far-up');
+
+  // Scrolling up brings the earlier messages back.
+  await page.locator('#chat-thread .load-earlier').scrollIntoViewIfNeeded();
+  await waitFor(page, (firstId) => Boolean(document.getElementById(`message-${firstId}`)), ids[0]!);
+  assertNoPageErrors(page);
+});
