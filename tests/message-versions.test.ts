@@ -403,6 +403,24 @@ test('socket: switching versions of a message far up the chat shows the window a
   assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?after=${window.at(-1)}"`), 'the loader below');
   assert.match(back, /line 21<\/div>[\s\S]*1\/2/);
   assert.ok(!back.includes('line 500'), 'not the newest page');
+
+  // The page that switches says the first message it shows (it had loaded earlier pages, from
+  // message 3): the thread it gets back starts there, and goes a page below the switch.
+  page.send({ type: 'version', messageId: ids[20], direction: 'later' });
+  await nextThread(page, 2);
+  page.send({ type: 'version', messageId: edited.id, direction: 'earlier', shownFrom: ids[2] });
+  const kept = shown(await nextThread(page, 3));
+  assert.equal(kept[0], ids[2], 'the earlier pages the page showed are kept');
+  assert.deepEqual(kept, ids.slice(2, ids.indexOf(kept.at(-1)!) + 1));
+  assert.ok(kept.at(-1)! > ids[30]! && kept.at(-1)! < ids[100]!, 'a page below the switch, not the 480 messages to the end');
+
+  // A shownFrom that is not a shown message above the switch (hidden, or below it) is not used.
+  for (const shownFrom of [edited.id, ids[300]]) {
+    page.send({ type: 'version', messageId: ids[20], direction: 'later' });
+    await nextThread(page, threadSwaps(page));
+    page.send({ type: 'version', messageId: edited.id, direction: 'earlier', shownFrom });
+    assert.deepEqual(shown(await nextThread(page, threadSwaps(page))), window, `shownFrom ${shownFrom}: the window around the switch`);
+  }
 });
 
 test('Copy reads a reply\'s Markdown from /messages/:id/markdown, for a logged-in session only', async (t) => {

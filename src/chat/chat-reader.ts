@@ -27,6 +27,9 @@ export interface MessageWindow extends MessagePage {
   laterUrl: string | undefined;
 }
 
+/** Most messages a re-rendered thread keeps for the page that switched a version (10 pages): past that, the window around the switch. */
+const maxKeptMessages = messagePageSize * 10;
+
 /** One message a reconnecting page missed: `replace` when the page shows it already (it may have changed). */
 export interface CatchUpItem {
   messageId: number;
@@ -127,12 +130,39 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
   }
 
   /**
+   * What the page that switched a version showed, from `shownFrom` (its first message) down to the
+   * switch at `fromId`, then the rest of the thread, or a page of it below the switch when it is
+   * long: the earlier pages the person loaded stay. Undefined when that is more than 10 pages or
+   * `shownFrom` is not a shown message above the switch.
+   */
+  function keptWindow(conversationId: number, fromId: number, shownFrom: number): MessageWindow | undefined {
+    const below = messagePageSize - shownAboveMatch;
+    const rows = store.listMessagesFrom(conversationId, shownFrom, maxKeptMessages + below + 1);
+    const at = rows.findIndex((message) => message.id === fromId);
+    if (rows[0]?.id !== shownFrom || at === -1 || at >= maxKeptMessages) return undefined;
+    // A thread that ends soon is shown to its end, so the page stays at the newest end.
+    const end = rows.length <= maxKeptMessages ? rows.length : at + below;
+    const stored = rows.slice(0, end);
+    const hasEarlier = store.listMessagesPage(conversationId, 1, shownFrom).length > 0;
+    return {
+      messages: toViews(stored),
+      earlierUrl: hasEarlier ? earlierUrlOf(conversationId, shownFrom) : undefined,
+      laterUrl: rows.length > end ? laterUrlOf(conversationId, stored.at(-1)!.id) : undefined,
+    };
+  }
+
+  /**
    * The thread as HTML, for #chat-thread after its shape changed: the newest page, or, when the
    * change was above it (`fromId`, a version of an older message), the window around that message
    * (as a search match opens), so the person stays where they changed it however far up it was;
-   * the loaders above and below bring the rest as they scroll. Either way one page is read.
+   * the loaders above and below bring the rest as they scroll. The page that made the change says
+   * its first message (`shownFrom`): it keeps what it showed above the change (keptWindow).
    */
-  function threadHtml(conversationId: number, fromId?: number): string {
+  function threadHtml(conversationId: number, fromId?: number, shownFrom?: number): string {
+    if (fromId !== undefined && shownFrom !== undefined && shownFrom <= fromId) {
+      const kept = keptWindow(conversationId, fromId, shownFrom);
+      if (kept) return view.messagePage(kept);
+    }
     // Rows first, views once: the newest page is only built when it is what gets shown.
     const newest = store.listMessagesPage(conversationId, messagePageSize + 1);
     const oldestShown = newest.length > messagePageSize ? newest[1]!.id : undefined;

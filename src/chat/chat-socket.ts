@@ -51,6 +51,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const log = request.log;
 
     const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
+    // While this page's own version switch runs: the first message it shows, so the thread it gets back keeps its earlier pages.
+    let switchShownFrom: number | undefined;
 
     // A new chat's sidebar item is not needed to read the reply: it goes after the reply's first
     // text (or whatever else comes first, or after a second), so a phone, busy laying out the
@@ -96,7 +98,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           showError(event.text);
           break;
         case 'thread-changed':
-          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId));
+          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId, switchShownFrom));
           break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
@@ -175,7 +177,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         } else {
           const direction = command.direction;
           if (direction !== 'earlier' && direction !== 'later') return showError('That request did not say which version. Reload the page.');
-          chatService.showVersion({ messageId, direction });
+          // showVersion publishes the new thread synchronously, to this page among others.
+          switchShownFrom = parseRecordId(command.shownFrom);
+          try {
+            chatService.showVersion({ messageId, direction });
+          } finally {
+            switchShownFrom = undefined;
+          }
         }
       } catch (error) {
         if (error instanceof ChatInputError) showError(error.message);
