@@ -142,7 +142,8 @@
     } catch {
       return;
     }
-    const addsMessage = message.target === '#chat-thread' && /^\s*<article/.test(String(message.content ?? ''));
+    // (A re-rendered thread, innerHTML, replaces the window: it is not an added message.)
+    const addsMessage = message.target === '#chat-thread' && message.swap !== 'innerHTML' && /^\s*<article/.test(String(message.content ?? ''));
     // A message from elsewhere (another device) while the person reads further up.
     const element = thread();
     if (addsMessage && element && distanceFromBottom(element) >= 80) unseenMessages = true;

@@ -213,7 +213,12 @@
       const model = document.getElementById('model-select')?.value;
       if (model) values.model = model;
     }
-    if (values.type === 'version') keepPlaceOfVersion(Number(values.messageId), String(values.direction));
+    if (values.type === 'version') {
+      // The first message shown here: the thread that comes back keeps the earlier pages loaded.
+      const first = thread()?.querySelector('.chat-message');
+      if (first) values.shownFrom = first.id.replace('message-', '');
+      keepPlaceOfVersion(Number(values.messageId), String(values.direction));
+    }
     else if (values.type === 'edit' || values.type === 'regenerate') followNewReply();
   });
 

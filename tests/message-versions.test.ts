@@ -7,8 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { createChatReader } from '../src/chat/chat-reader.js';
+import { createChatView } from '../src/chat/chat-view.js';
+import { ReplyHub } from '../src/chat/reply-hub.js';
+import { projectRoot } from '../src/config/project-root.js';
+import { createTemplates } from '../src/http/views.js';
+import { createAttachmentStore } from '../src/storage/attachment-store.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
+import { createToolCallStore } from '../src/storage/tool-call-store.js';
 import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
 
 function openStore(t: TestContext) {
@@ -81,6 +88,66 @@ test('store: paging, catch-up and search read only the thread shown', (t) => {
   const hits = store.search('zebra', 50).map((hit) => hit.messageId);
   assert.equal(hits.length, 6);
   assert.ok(!hits.includes(ids[9]!), 'hidden versions are not found by search');
+});
+
+test('store: the versions of many messages come in one read, the same as one by one', (t) => {
+  const store = openStore(t);
+  const { id } = store.createConversation('Batch', 'llama3');
+  const first = store.addMessage(id, 'user', 'Q1');
+  store.addMessage(id, 'assistant', 'A1');
+  const q2 = store.addMessage(id, 'user', 'Q2');
+  store.addMessage(id, 'assistant', 'A2');
+  // Two versions of the first question (no parent), three of the reply to Q2.
+  const firstAgain = store.branchFrom(id, first.id, 'user', 'Q1 again');
+  store.addMessage(id, 'assistant', 'A1 again');
+  store.showVersion(firstAgain.id, first.id);
+  store.branchFrom(id, q2.id + 1, 'assistant', 'A2 b');
+  store.branchFrom(id, q2.id + 1, 'assistant', 'A2 c');
+  const shown = store.listMessages(id);
+  assert.deepEqual(contents(shown), ['Q1', 'A1', 'Q2', 'A2 c']);
+  const batch = store.versionsOfMessages(shown);
+  assert.deepEqual(
+    shown.map((message) => batch.get(message.id)),
+    shown.map((message) => store.versionsOf(message)),
+  );
+  assert.deepEqual(shown.map((message) => `${batch.get(message.id)!.index + 1}/${batch.get(message.id)!.ids.length}`), ['1/2', '1/1', '1/1', '3/3']);
+  assert.equal(store.versionsOfMessages([]).size, 0);
+});
+
+test('reader: a page shows every message\'s versions from one read, not one per message', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-versions-'));
+  const database = openDatabase(dataDir);
+  t.after(() => {
+    database.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const store = createConversationStore(database);
+  const { id } = store.createConversation('Reader', 'llama3');
+  const ids: number[] = [];
+  for (let index = 1; index <= 60; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // The last reply written again: 2 versions on it, none elsewhere.
+  store.branchFrom(id, ids[59]!, 'assistant', 'line 60 again');
+  const reads = { one: 0, many: 0 };
+  const countingStore = {
+    ...store,
+    versionsOf: (message: Parameters<typeof store.versionsOf>[0]) => (reads.one++, store.versionsOf(message)),
+    versionsOfMessages: (messages: Parameters<typeof store.versionsOfMessages>[0]) => (reads.many++, store.versionsOfMessages(messages)),
+  };
+  const reader = createChatReader({
+    store: countingStore,
+    toolCalls: createToolCallStore(database),
+    hub: new ReplyHub(),
+    view: createChatView(createTemplates(projectRoot)),
+    attachments: createAttachmentStore(database),
+  });
+  const page = reader.messagePage(id);
+  assert.equal(page.messages.length, 40);
+  assert.deepEqual(reads, { one: 0, many: 1 }, 'one read for the whole page');
+  assert.deepEqual(page.messages.filter((message) => message.versions).map((message) => [message.content, message.versions]), [
+    ['line 60 again', { position: 2, count: 2 }],
+  ]);
+  reader.threadHtml(id);
+  assert.deepEqual(reads, { one: 0, many: 2 }, 'a re-rendered thread too');
 });
 
 /** Waits for the thread to be re-rendered and returns its HTML. */
@@ -156,9 +223,103 @@ test('socket: regenerate and Retry write the last reply again, keeping the old o
   assert.match(html, /3\/3/);
   assert.deepEqual(contents(store.listMessages(1)), ['Tell me a joke', 'Third answer.']);
 
-  // A stale page asking to regenerate a reply that is not the last one is refused.
+  // The person's own message is edited, not regenerated; a replaced reply (a stale page) is refused.
   socket.send({ type: 'regenerate', messageId: 1 });
-  await socket.waitFor((message) => String(message.content).includes('Only the last reply can be written again'));
+  await socket.waitFor((message) => String(message.content).includes('Only a reply can be written again'));
+  socket.send({ type: 'regenerate', messageId: 2 });
+  await socket.waitFor((message) => String(message.content).includes('an earlier version that is not shown now'));
+  assert.deepEqual(contents(store.listMessages(1)), ['Tell me a joke', 'Third answer.']);
+});
+
+const shownIds = (html: string) => [...html.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
+/** The ‹ n/m › a message of a rendered thread shows, if any. */
+const versionOf = (html: string, id: number) =>
+  /message-version-position">(\d+\/\d+)</.exec(html.split('<article').find((part) => part.includes(`id="message-${id}"`)) ?? '')?.[1];
+
+test('socket: any reply can be written again, and Retry works on any failed one: the turns from it on become an earlier version', async (t) => {
+  const { socket, standin, store, turnFinished } = await startChatHarness(t);
+  standin.enqueue(
+    { status: 500, error: 'model runner crashed' },
+    { content: 'Rome.' },
+    { content: 'Madrid.' },
+    { content: 'Paris, at last.' },
+    { content: 'Rome, again.' },
+  );
+  for (const [index, question] of ['Capital of France?', 'Capital of Italy?', 'Capital of Spain?'].entries()) {
+    socket.messages.length = 0;
+    socket.send({ type: 'send', message: question, ...(index > 0 ? { conversationId: '1' } : {}) });
+    await turnFinished();
+  }
+  // 1 France?  2 (failed)  3 Italy?  4 Rome.  5 Spain?  6 Madrid.
+  assert.equal(store.getMessage(2)!.status, 'failed');
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', '', 'Capital of Italy?', 'Rome.', 'Capital of Spain?', 'Madrid.']);
+
+  // Retry on the failed first reply, two turns up: a new reply to the same question.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 2 });
+  const retried = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(retried), [1, 7], 'the thread shown is the new path');
+  assert.match(retried, /id="message-7"[^>]*data-status="streaming"/);
+  await turnFinished();
+  assert.deepEqual(
+    standin.requests[3]!.messages.slice(1).map((message) => `${message.role}:${message.content}`),
+    ['user:Capital of France?'],
+    'the model answers the same question, without the turns after it',
+  );
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', 'Paris, at last.']);
+  assert.equal(versionOf(String(socket.messages.filter((message) => message.target === '#message-7').at(-1)!.content), 7), '2/2');
+
+  // ‹ on the new reply: the failed one returns with every turn that followed it.
+  socket.messages.length = 0;
+  socket.send({ type: 'version', messageId: 7, direction: 'earlier' });
+  const earlier = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(earlier), [1, 2, 3, 4, 5, 6]);
+  assert.equal(versionOf(earlier, 2), '1/2');
+
+  // Regenerate the middle reply (not the last): Spain's turn becomes its earlier version.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 4 });
+  const regenerated = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(regenerated), [1, 2, 3, 8]);
+  await turnFinished();
+  const request = standin.requests[4]!.messages.slice(1).map((message) => message.content).join('\n');
+  assert.match(request, /Capital of Italy\?$/, 'the same question is answered again');
+  assert.ok(!request.includes('Rome.') && !request.includes('Spain'), 'nothing from the replaced turns reaches the model');
+  assert.deepEqual(contents(store.listMessages(1)), ['Capital of France?', '', 'Capital of Italy?', 'Rome, again.']);
+  const finished = String(socket.messages.filter((message) => message.target === '#message-8').at(-1)!.content);
+  assert.equal(versionOf(finished, 8), '2/2');
+
+  // ‹ on the middle reply: Spain's turn is still there.
+  socket.messages.length = 0;
+  socket.send({ type: 'version', messageId: 8, direction: 'earlier' });
+  const back = await nextThread(socket, 0);
+  assert.deepEqual(shownIds(back), [1, 2, 3, 4, 5, 6]);
+  assert.deepEqual([versionOf(back, 2), versionOf(back, 4)], ['1/2', '1/2'], 'both replies show their versions');
+  assert.equal(standin.requests.length, 5);
+});
+
+test('socket: regenerating a reply that used tools replaces its whole turn, from any of its rounds', async (t) => {
+  const { socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
+  const { id } = store.createConversation('Tools', 'llama3.2:latest');
+  const question = store.addMessage(id, 'user', 'What is 6 x 7?');
+  const firstRound = store.addMessage(id, 'assistant', 'Let me calculate.');
+  const secondRound = store.addMessage(id, 'assistant', 'It is 42.');
+  store.addMessage(id, 'user', 'Thanks!');
+  store.addMessage(id, 'assistant', 'You are welcome.');
+  assert.equal(secondRound.parentId, firstRound.id);
+  await socket.close();
+  const { openChatSocket } = await import('./support/test-app.js');
+  const page = await openChatSocket(baseUrl, cookies, String(id));
+  t.after(() => page.close());
+
+  standin.enqueue({ content: 'Forty-two.' });
+  page.send({ type: 'regenerate', messageId: secondRound.id });
+  const thread = await nextThread(page, 0);
+  const [newReply] = shownIds(thread).slice(1);
+  assert.deepEqual(shownIds(thread), [question.id, newReply], 'both rounds and the turn after them are replaced');
+  await page.waitFor((message) => message.event === 'reply-finished');
+  assert.deepEqual(contents(store.listMessages(id)), ['What is 6 x 7?', 'Forty-two.']);
+  assert.deepEqual(store.versionsOf(store.getMessage(newReply!)!).ids, [firstRound.id, newReply], 'a version of the turn\'s first round');
 });
 
 test('socket: nothing reshapes the thread while a reply streams, and bad commands are refused', async (t) => {
@@ -208,12 +369,12 @@ test('socket: an edit with <script> stays text, and a page showing an old versio
   assert.ok(!fresh.includes('id="message-2"'));
 });
 
-test('socket: switching versions of a message far up the chat shows the thread from there, not only the newest page', async (t) => {
+test('socket: switching versions of a message far up the chat shows the window around it, however far up', async (t) => {
   const { socket, store, baseUrl, cookies } = await startChatHarness(t);
   const { id } = store.createConversation('Long', 'llama3');
   const ids: number[] = [];
-  for (let index = 1; index <= 120; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
-  // Message 21 (a question far above the newest 40) gets a second version, then the first is shown again.
+  for (let index = 1; index <= 500; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 21 (a question 480 messages above the newest) gets a second version, then the first is shown again.
   const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
   store.addMessage(id, 'assistant', 'answer to the edit');
   store.showVersion(edited.id, ids[20]!);
@@ -221,21 +382,45 @@ test('socket: switching versions of a message far up the chat shows the thread f
   const { openChatSocket } = await import('./support/test-app.js');
   const page = await openChatSocket(baseUrl, cookies, String(id));
   t.after(() => page.close());
+  const shown = (html: string) => [...html.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
 
   // To the edit: the thread is short now (20 messages, the edit and its answer), all of it shown.
   page.send({ type: 'version', messageId: ids[20], direction: 'later' });
   const thread = await nextThread(page, 0);
   assert.match(thread, new RegExp(`id="message-${ids[19]}"[\\s\\S]*line 21 edited[\\s\\S]*2/2[\\s\\S]*answer to the edit`));
-  assert.ok(!thread.includes('line 22') && !thread.includes('load-earlier'));
+  assert.ok(!thread.includes('line 22') && !thread.includes('load-earlier') && !thread.includes('load-later'));
 
-  // Back: 120 messages again. Not only the newest 40 (where message 21 is not): from message 20
-  // (the one above the switched message) down to the newest, with the sentinel for those above.
+  // Back: 500 messages again. Not the newest page (where message 21 is not): the window around the
+  // message above the switched one, as a search match opens, with loaders above and below.
   page.send({ type: 'version', messageId: edited.id, direction: 'earlier' });
   const back = await nextThread(page, 1);
-  const shown = [...back.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
-  assert.deepEqual(shown, ids.slice(19));
-  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${ids[19]}"`));
+  const window = shown(back);
+  assert.ok(window.length <= 40, `one page (${window.length} messages)`);
+  assert.ok(window.includes(ids[19]!) && window.includes(ids[20]!), 'the switched message and the one above it are shown');
+  assert.deepEqual(window, ids.slice(ids.indexOf(window[0]!), ids.indexOf(window.at(-1)!) + 1), 'a contiguous stretch of the thread');
+  assert.ok(window[0]! < ids[19]! && window.at(-1)! > ids[30]!, 'with messages above it, and more below it');
+  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?before=${window[0]}"`), 'the loader above');
+  assert.match(back, new RegExp(`hx-get="/c/${id}/messages\\?after=${window.at(-1)}"`), 'the loader below');
   assert.match(back, /line 21<\/div>[\s\S]*1\/2/);
+  assert.ok(!back.includes('line 500'), 'not the newest page');
+
+  // The page that switches says the first message it shows (it had loaded earlier pages, from
+  // message 3): the thread it gets back starts there, and goes a page below the switch.
+  page.send({ type: 'version', messageId: ids[20], direction: 'later' });
+  await nextThread(page, 2);
+  page.send({ type: 'version', messageId: edited.id, direction: 'earlier', shownFrom: ids[2] });
+  const kept = shown(await nextThread(page, 3));
+  assert.equal(kept[0], ids[2], 'the earlier pages the page showed are kept');
+  assert.deepEqual(kept, ids.slice(2, ids.indexOf(kept.at(-1)!) + 1));
+  assert.ok(kept.at(-1)! > ids[30]! && kept.at(-1)! < ids[100]!, 'a page below the switch, not the 480 messages to the end');
+
+  // A shownFrom that is not a shown message above the switch (hidden, or below it) is not used.
+  for (const shownFrom of [edited.id, ids[300]]) {
+    page.send({ type: 'version', messageId: ids[20], direction: 'later' });
+    await nextThread(page, threadSwaps(page));
+    page.send({ type: 'version', messageId: edited.id, direction: 'earlier', shownFrom });
+    assert.deepEqual(shown(await nextThread(page, threadSwaps(page))), window, `shownFrom ${shownFrom}: the window around the switch`);
+  }
 });
 
 test('Copy reads a reply\'s Markdown from /messages/:id/markdown, for a logged-in session only', async (t) => {

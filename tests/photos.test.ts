@@ -261,7 +261,46 @@ test('too many photos for one message, or one already sent, is refused with a me
   await socket.waitFor((message) => String(message.content).includes('no longer here'));
   socket.send({ type: 'send', message: 'Junk', conversationId: '1', attachments: 'x' });
   await socket.waitFor((message) => String(message.content).includes('could not be read'));
+  // The plain form catches the same error type: the person's words, a 400 and their text kept, not a 500.
+  const form = await app.inject({
+    method: 'POST',
+    url: '/send',
+    headers: { cookie: cookies },
+    payload: { _csrf: session.token, message: 'Junk by form', conversationId: '1', attachments: 'x' },
+  });
+  assert.equal(form.statusCode, 400);
+  assert.match(form.body, /The attached photos could not be read\. Remove them and attach them again\./);
+  assert.match(form.body, /Junk by form/);
   assert.equal(store.listMessages(1).length, 2, 'only the first send was saved');
+});
+
+test('writing a reply to photos again needs a model that can see them; the photos go with it again', async (t) => {
+  const harness = await startChatHarness(t, { standin: { models: visionModels() } });
+  const { socket, standin, store, app, cookies } = harness;
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
+  const photo = (await upload(harness, session, smallJpeg)).json().id as number;
+  standin.enqueue({ content: 'A gradient.' }, { content: 'You are welcome.' }, { content: 'A soft gradient, red to blue.' });
+  socket.send({ type: 'send', message: 'What is this?', conversationId: '', model: 'llava:latest', attachments: String(photo) });
+  await harness.turnFinished();
+  socket.messages.length = 0;
+  socket.send({ type: 'send', message: 'Thanks', conversationId: '1' });
+  await harness.turnFinished();
+
+  // The reply to the photo, with a model that cannot see: refused, and nothing changed.
+  socket.send({ type: 'regenerate', messageId: 2, model: 'llama3.2:latest' });
+  await socket.waitFor((message) => String(message.content).includes('llama3.2 cannot see photos. Models here that can: gemma3, llava'));
+  assert.deepEqual(store.listMessages(1).map((message) => message.content), ['What is this?', 'A gradient.', 'Thanks', 'You are welcome.']);
+  assert.equal(store.getConversation(1)!.model, 'llava:latest', 'the chat keeps its model');
+  assert.equal(standin.requests.length, 2);
+
+  // With a model that can see, the photo goes with the question again.
+  socket.messages.length = 0;
+  socket.send({ type: 'regenerate', messageId: 2, model: 'gemma3:latest' });
+  await harness.turnFinished();
+  const sent = standin.requests[2]!.body.messages as Array<{ content: string; images?: string[] }>;
+  assert.deepEqual(sent.at(-1), { role: 'user', content: 'What is this?', images: [smallJpeg.toString('base64')] });
+  assert.deepEqual(store.listMessages(1).map((message) => message.content), ['What is this?', 'A soft gradient, red to blue.']);
 });
 
 test('photos uploaded and never sent are removed after a day', async (t) => {

@@ -27,8 +27,8 @@ export interface MessageWindow extends MessagePage {
   laterUrl: string | undefined;
 }
 
-/** Most messages one re-rendered thread holds (10 pages): past that it opens at the newest again. */
-const maxThreadMessages = messagePageSize * 10;
+/** Most messages a re-rendered thread keeps for the page that switched a version (10 pages): past that, the window around the switch. */
+const maxKeptMessages = messagePageSize * 10;
 
 /** One message a reconnecting page missed: `replace` when the page shows it already (it may have changed). */
 export interface CatchUpItem {
@@ -46,18 +46,19 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
 
   /**
    * Stored messages with the live text of the reply writing into one of them, if any, their tool
-   * cards, the person's photos and their versions (messages of one conversation). Photos and tool
-   * cards are read for all of them at once.
+   * cards, the person's photos and their versions (messages of one conversation). Photos, tool
+   * cards and versions are read for all of them at once: a page costs the same few queries.
    */
   function toViews(messages: StoredMessage[]): MessageView[] {
     const idsOf = (role: StoredMessage['role']) => messages.filter((message) => message.role === role).map((message) => message.id);
     const photos = attachments.listForMessages(idsOf('user'));
     const calls = toolCalls.listForMessages(idsOf('assistant'));
+    const versionsById = store.versionsOfMessages(messages);
     const live = messages[0] && hub.active(messages[0].conversationId);
     return messages.map((message) => {
       const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id));
-      const versions = store.versionsOf(message);
-      if (versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
+      const versions = versionsById.get(message.id);
+      if (versions && versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
       return view;
     });
   }
@@ -129,20 +130,45 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
   }
 
   /**
-   * The thread as HTML, for #chat-thread after its shape changed: the newest page, or, when the
-   * change was further up (`fromId`, a version of an older message), everything from there down,
-   * so the person still sees what they changed. Bounded: a change very far up shows the newest page.
+   * What the page that switched a version showed, from `shownFrom` (its first message) down to the
+   * switch at `fromId`, then the rest of the thread, or a page of it below the switch when it is
+   * long: the earlier pages the person loaded stay. Undefined when that is more than 10 pages or
+   * `shownFrom` is not a shown message above the switch.
    */
-  function threadHtml(conversationId: number, fromId?: number): string {
+  function keptWindow(conversationId: number, fromId: number, shownFrom: number): MessageWindow | undefined {
+    const below = messagePageSize - shownAboveMatch;
+    const rows = store.listMessagesFrom(conversationId, shownFrom, maxKeptMessages + below + 1);
+    const at = rows.findIndex((message) => message.id === fromId);
+    if (rows[0]?.id !== shownFrom || at === -1 || at >= maxKeptMessages) return undefined;
+    // A thread that ends soon is shown to its end, so the page stays at the newest end.
+    const end = rows.length <= maxKeptMessages ? rows.length : at + below;
+    const stored = rows.slice(0, end);
+    const hasEarlier = store.listMessagesPage(conversationId, 1, shownFrom).length > 0;
+    return {
+      messages: toViews(stored),
+      earlierUrl: hasEarlier ? earlierUrlOf(conversationId, shownFrom) : undefined,
+      laterUrl: rows.length > end ? laterUrlOf(conversationId, stored.at(-1)!.id) : undefined,
+    };
+  }
+
+  /**
+   * The thread as HTML, for #chat-thread after its shape changed: the newest page, or, when the
+   * change was above it (`fromId`, a version of an older message), the window around that message
+   * (as a search match opens), so the person stays where they changed it however far up it was;
+   * the loaders above and below bring the rest as they scroll. The page that made the change says
+   * its first message (`shownFrom`): it keeps what it showed above the change (keptWindow).
+   */
+  function threadHtml(conversationId: number, fromId?: number, shownFrom?: number): string {
+    if (fromId !== undefined && shownFrom !== undefined && shownFrom <= fromId) {
+      const kept = keptWindow(conversationId, fromId, shownFrom);
+      if (kept) return view.messagePage(kept);
+    }
     // Rows first, views once: the newest page is only built when it is what gets shown.
     const newest = store.listMessagesPage(conversationId, messagePageSize + 1);
     const oldestShown = newest.length > messagePageSize ? newest[1]!.id : undefined;
     if (fromId !== undefined && oldestShown !== undefined && fromId < oldestShown) {
-      const from = store.listMessagesFrom(conversationId, fromId, maxThreadMessages + 1);
-      if (from.length <= maxThreadMessages && from[0]?.id === fromId) {
-        const hasEarlier = store.listMessagesPage(conversationId, 1, fromId).length > 0;
-        return view.messagePage({ messages: toViews(from), earlierUrl: hasEarlier ? earlierUrlOf(conversationId, fromId) : undefined });
-      }
+      const window = around(conversationId, fromId);
+      if (window) return view.messagePage(window);
     }
     return view.messagePage(pageOf(conversationId, newest));
   }

@@ -4,15 +4,14 @@ import type { VisionModels } from '../photos/vision-models.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';
+import { ChatInputError } from './chat-input-error.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
 
 export const maxMessageCharacters = 32_000;
 
-/** Something the person sent that cannot be used; the text says what to do instead. */
-export class ChatInputError extends Error {
-  override name = 'ChatInputError';
-}
+// Where the chat's callers have always found it.
+export { ChatInputError };
 
 export interface SendRequest {
   conversationId: number | undefined;
@@ -130,18 +129,26 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     },
 
     /**
-     * Writes the last reply again (also the Retry of a failed one). The reply it replaces is kept
-     * as an earlier version. `messageId` is a message of that reply, so a stale page cannot
-     * regenerate a different turn.
+     * Writes any reply again (also the Retry of a failed one), as ChatGPT does: the reply and
+     * every turn after it are kept as an earlier version (‹ 1/2 › on the reply), and a new reply
+     * to the same message of the person streams in their place. `messageId` is any message of
+     * that reply (a turn with tools has one per round), so a stale page cannot pick another turn.
      */
-    regenerate(request: { messageId: number; model?: string }): StoredMessage {
+    async regenerate(request: { messageId: number; model?: string }): Promise<StoredMessage> {
       const found = changeableMessage(request.messageId);
-      const lastUser = store.lastUserMessage(found.conversation.id);
-      if (found.message.role !== 'assistant' || !lastUser || found.message.id < lastUser.id) {
-        throw new ChatInputError('Only the last reply can be written again.');
+      if (found.message.role !== 'assistant') throw new ChatInputError('Only a reply can be written again; edit your own messages instead.');
+      const question = store.lastUserMessage(found.conversation.id, found.message.id);
+      if (!question) throw new ChatInputError('That reply answers no message of yours, so it cannot be written again.');
+      // A model that cannot see the question's photos would answer as if they were not there: refused before anything changes.
+      const photos = attachments.listForMessages([question.id]).get(question.id) ?? [];
+      if (photos.length > 0) {
+        await requireVision(request.model || found.conversation.model);
+        // Asking the model server took a moment: the thread may have changed meanwhile.
+        changeableMessage(request.messageId);
       }
       const conversation = useModel(found.conversation, request.model);
-      const assistantMessage = store.branchFrom(conversation.id, lastUser.id + 1, 'assistant', '', { status: 'streaming', model: conversation.model });
+      // Every shown message after the question goes (ids grow down the thread), from this turn's first round on.
+      const assistantMessage = store.branchFrom(conversation.id, question.id + 1, 'assistant', '', { status: 'streaming', model: conversation.model });
       startReply(conversation, assistantMessage);
       return assistantMessage;
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../storage/conversation-store.js';
-import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
+import { parseAttachmentIds } from '../photos/photo-checks.js';
 import type { ChatReader } from './chat-reader.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
@@ -51,6 +51,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const log = request.log;
 
     const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
+    // While this page's own version switch runs: the first message it shows, so the thread it gets back keeps its earlier pages.
+    let switchShownFrom: number | undefined;
 
     // A new chat's sidebar item is not needed to read the reply: it goes after the reply's first
     // text (or whatever else comes first, or after a second), so a phone, busy laying out the
@@ -96,7 +98,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           showError(event.text);
           break;
         case 'thread-changed':
-          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId));
+          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId, switchShownFrom));
           break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
@@ -151,7 +153,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
         );
       } catch (error) {
-        if (error instanceof ChatInputError || error instanceof PhotoError) showError(error.message);
+        if (error instanceof ChatInputError) showError(error.message);
         else {
           log.error({ err: error }, 'sending a message failed');
           showError('The message could not be saved. Nothing was sent; try again.');
@@ -171,11 +173,17 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         if (type === 'edit') {
           await chatService.editMessage({ messageId, text: typeof command.message === 'string' ? command.message : '', model });
         } else if (type === 'regenerate') {
-          chatService.regenerate({ messageId, model });
+          await chatService.regenerate({ messageId, model });
         } else {
           const direction = command.direction;
           if (direction !== 'earlier' && direction !== 'later') return showError('That request did not say which version. Reload the page.');
-          chatService.showVersion({ messageId, direction });
+          // showVersion publishes the new thread synchronously, to this page among others.
+          switchShownFrom = parseRecordId(command.shownFrom);
+          try {
+            chatService.showVersion({ messageId, direction });
+          } finally {
+            switchShownFrom = undefined;
+          }
         }
       } catch (error) {
         if (error instanceof ChatInputError) showError(error.message);

@@ -165,7 +165,8 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation, que
 export function createChatView(eta: Eta) {
   return {
     message: (message: MessageView) => eta.render('./partials/message', { message }),
-    messagePage: (page: { messages: MessageView[]; earlierUrl: string | undefined }) => eta.render('./partials/message-page', page),
+    messagePage: (page: { messages: MessageView[]; earlierUrl: string | undefined; laterUrl?: string | undefined }) =>
+      eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
     historyList: (conversations: HistoryItemView[], query = '') =>

@@ -14,7 +14,7 @@ export type ReplyEvent =
   | { type: 'notice'; text: string }
   /**
    * Messages were hidden or shown (an edit, a regeneration, another version): render the thread
-   * again, from `fromId` on when the change happened there (a version of an older message).
+   * again, around `fromId` when the change happened there (a version of an older message).
    */
   | { type: 'thread-changed'; fromId?: number }
   | { type: 'reply-finished' };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseAttachmentIds, PhotoError } from '../photos/photo-checks.js';
+import { parseAttachmentIds } from '../photos/photo-checks.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
 import { parseRecordId } from '../http/record-id.js';
 
@@ -35,7 +35,7 @@ export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoute
       });
       return reply.redirect(`/c/${conversation.id}`, 303);
     } catch (error) {
-      const known = error instanceof ChatInputError || error instanceof PhotoError;
+      const known = error instanceof ChatInputError;
       if (!known) request.log.error({ err: error }, 'sending a message from the form failed');
       const reason = known ? error.message : 'The message could not be saved. Nothing was sent; try again.';
       // The text is shown back so it is never lost, with a way back to the chat.

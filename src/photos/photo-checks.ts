@@ -1,4 +1,5 @@
 import { imageSize } from 'image-size';
+import { ChatInputError } from '../chat/chat-input-error.js';
 import type { PhotoMime } from '../storage/attachment-store.js';
 
 /** The browser resizes to 1,600 px and about 0.3 MB; these limits are for anything else that posts. */
@@ -16,8 +17,11 @@ export const photoLimits = {
   thumbnailMaxLongSide: 640,
 } as const;
 
-/** A photo that cannot be used; the text says what to do instead. */
-export class PhotoError extends Error {
+/**
+ * A photo that cannot be used; the text says what to do instead. A ChatInputError, so the send
+ * paths catch one type; the status code is for the upload route's answer.
+ */
+export class PhotoError extends ChatInputError {
   override name = 'PhotoError';
   constructor(
     message: string,

@@ -80,9 +80,11 @@ export interface ConversationStore {
   /** Up to `limit` messages newer than `after`, oldest first (the page below a window opened at a search match). */
   listMessagesAfter(conversationId: number, after: number, limit: number): StoredMessage[];
   search(query: string, limit: number): SearchHit[];
-  /** The newest shown message written by the person. */
-  lastUserMessage(conversationId: number): StoredMessage | undefined;
+  /** The newest shown message written by the person (of those before `before`, when given: the one a reply answers). */
+  lastUserMessage(conversationId: number, before?: number): StoredMessage | undefined;
   versionsOf(message: StoredMessage): MessageVersions;
+  /** The versions of each of several messages of one conversation, by message id, read in one query (a page's ‹ 2/3 ›). */
+  versionsOfMessages(messages: StoredMessage[]): Map<number, MessageVersions>;
   /**
    * Starts a new version: hides the shown message `fromId` and every shown one after it (kept as
    * an earlier version), then adds the new message after what is left, in one transaction.
@@ -202,9 +204,16 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     lastUserMessage: database.prepare<[number], MessageRow>(
       "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND role = 'user' ORDER BY id DESC LIMIT 1",
     ),
-    // IS, not =: the first messages of a conversation have no parent and are versions of each other.
-    listSiblings: database.prepare<[number, number | null, MessageRole], { id: number }>(
-      'SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? AND role = ? ORDER BY id',
+    lastUserMessageBefore: database.prepare<[number, number], MessageRow>(
+      "SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND role = 'user' AND id < ? ORDER BY id DESC LIMIT 1",
+    ),
+    // The children of each parent in a JSON list: all versions of the messages that follow them.
+    // IS, not =: the first messages of a conversation have no parent (JSON null) and are versions
+    // of each other. CROSS JOIN keeps the list outside, so each parent is one look-up in
+    // messages_by_parent (the planner otherwise walks the whole conversation).
+    listChildrenOf: database.prepare<[string, number], { id: number; parent_id: number | null; role: MessageRole }>(
+      `SELECT m.id, m.parent_id, m.role FROM json_each(?) AS parent CROSS JOIN messages AS m
+       WHERE m.conversation_id = ? AND m.parent_id IS parent.value ORDER BY m.id`,
     ),
     newestChild: database.prepare<[number, number], { id: number }>(
       'SELECT id FROM messages WHERE conversation_id = ? AND parent_id = ? ORDER BY id DESC LIMIT 1',
@@ -259,6 +268,25 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     }
     statements.touchConversation.run(now(), message.conversation_id);
   });
+
+  function versionsOfMessages(messages: StoredMessage[]): Map<number, MessageVersions> {
+    const versions = new Map<number, MessageVersions>();
+    if (messages.length === 0) return versions;
+    const parents = [...new Set(messages.map((message) => message.parentId))];
+    // Siblings share a parent and a role; ids come in order, so each list is oldest first.
+    const siblings = new Map<string, number[]>();
+    for (const row of statements.listChildrenOf.all(JSON.stringify(parents), messages[0]!.conversationId)) {
+      const key = `${row.parent_id}:${row.role}`;
+      const ids = siblings.get(key);
+      if (ids) ids.push(row.id);
+      else siblings.set(key, [row.id]);
+    }
+    for (const message of messages) {
+      const ids = siblings.get(`${message.parentId}:${message.role}`) ?? [message.id];
+      versions.set(message.id, { ids, index: ids.indexOf(message.id) });
+    }
+    return versions;
+  }
 
   return {
     createConversation(title, model) {
@@ -315,14 +343,12 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       }));
     },
     closeInterruptedReplies: (reason) => statements.closeInterrupted.run(reason, now()).changes,
-    lastUserMessage(conversationId) {
-      const row = statements.lastUserMessage.get(conversationId);
+    lastUserMessage(conversationId, before) {
+      const row = before === undefined ? statements.lastUserMessage.get(conversationId) : statements.lastUserMessageBefore.get(conversationId, before);
       return row && toMessage(row);
     },
-    versionsOf(message) {
-      const ids = statements.listSiblings.all(message.conversationId, message.parentId, message.role).map((row) => row.id);
-      return { ids, index: ids.indexOf(message.id) };
-    },
+    versionsOf: (message) => versionsOfMessages([message]).get(message.id)!,
+    versionsOfMessages,
     branchFrom: (conversationId, fromId, role, content, options = {}) =>
       branchFrom(conversationId, fromId, role, content, options.status ?? 'complete', options.model ?? null),
     showVersion: (messageId, targetId) => showVersion(messageId, targetId),

@@ -144,9 +144,13 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   await page.locator('.message-edit-save').tap();
   await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
   // While the new reply streams, nothing that reshapes the thread can be tapped.
-  if ((await lastAssistant(page).getAttribute('data-status')) === 'streaming') {
-    assert.equal(await page.locator('.message-version-earlier').isVisible(), false, 'versions wait while a reply streams');
-  }
+  // (The page sets its streaming state in the frame after the reply's first swap: read both at once.)
+  await waitFor(page, () => document.body.classList.contains('is-streaming')
+    || document.querySelector('#chat-thread .chat-message-assistant:last-of-type')?.getAttribute('data-status') !== 'streaming');
+  assert.ok(await page.evaluate(() => {
+    const earlier = document.querySelector('#chat-thread .message-version-earlier');
+    return !document.body.classList.contains('is-streaming') || (earlier instanceof HTMLElement && earlier.offsetParent === null);
+  }), 'versions wait while a reply streams');
   assert.equal(await waitForReplyEnd(page), 'complete');
   assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Hello there, friend!');
   assert.equal(normalize(await userMessages(page).last().locator('.chat-message-body').textContent()), 'Say <b>hello</b> instead', 'shown as text');
@@ -186,8 +190,11 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   await send(page, 'And now?');
   assert.equal(await waitForReplyEnd(page), 'failed');
   const retry = lastAssistant(page).locator('.message-retry');
+  // The page drops its streaming state (which hides Retry) in the frame after the reply ends.
+  await retry.waitFor({ state: 'visible' });
   await assertTapTarget(retry, 'Retry');
-  assert.equal(await page.locator('.message-regenerate:visible').count(), 0, 'only the last reply offers Regenerate, and a failed one says Retry');
+  assert.equal(await lastAssistant(page).locator('.message-regenerate').count(), 0, 'a failed reply says Retry, not Regenerate');
+  assert.equal(await page.locator('#chat-thread .chat-message-assistant').first().locator('.message-regenerate').isVisible(), true, 'an earlier reply can be written again too');
   await screenshot(page, 'message-actions-failed');
   testApp.standin.enqueue({ content: 'Recovered.' });
   await retry.tap();
@@ -207,4 +214,143 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   assert.match(await threadText(page), /Say <b>hello<\/b> instead.*2\/2.*Hello there, friend!.*1\/2.*And now\?.*Recovered\./);
   await screenshot(page, 'message-actions-versions');
   assertNoPageErrors(page, [/status of 500/]);
+});
+
+test('phone: Retry a failed reply and Regenerate a reply further up; the turns after it become an earlier version', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Capitals', 'llama3.2:latest');
+  store.addMessage(id, 'user', 'Capital of France?');
+  const failed = store.addMessage(id, 'assistant', '', { status: 'failed', model: 'llama3.2:latest' });
+  store.updateMessage(failed.id, { error: 'Ollama refused the request: model runner crashed' });
+  store.addMessage(id, 'user', 'And Italy?');
+  // A reply in two rounds (a tool round, then the answer): only its last round offers Regenerate.
+  const toolRound = store.addMessage(id, 'assistant', 'Let me look that up.', { model: 'llama3.2:latest' });
+  const answer = store.addMessage(id, 'assistant', 'Rome.', { model: 'llama3.2:latest' });
+  store.addMessage(id, 'user', 'And Spain?');
+  store.addMessage(id, 'assistant', 'Madrid.', { model: 'llama3.2:latest' });
+  await page.goto(`${baseUrl}/c/${id}`);
+  await waitForSocket(page);
+  const assistant = (messageId: number) => page.locator(`#message-${messageId}`);
+
+  assert.equal(await assistant(toolRound.id).locator('.message-regenerate').isVisible(), false, 'a tool round the reply went on from offers nothing');
+  const retry = assistant(failed.id).locator('.message-retry');
+  await assertTapTarget(retry, 'Retry on a failed reply further up');
+  await screenshot(page, 'message-actions-retry-further-up');
+
+  // Retry two turns up: the same question is answered again, and the thread shown is the new path.
+  testApp.standin.enqueue({ content: 'Paris.', chunkDelayMs: 40 });
+  await retry.tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message').length === 2
+    && document.querySelector('#chat-thread .chat-message-assistant .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Paris.');
+  assert.equal(testApp.standin.requests.at(-1)!.messages.at(-1)!.content, 'Capital of France?');
+  assert.ok(!(await threadText(page)).includes('Italy'), 'the later turns are not in the thread');
+
+  // ‹ brings the failed reply back with every turn after it.
+  await lastAssistant(page).locator('.message-version-earlier').tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message').length === 7);
+  assert.match(await threadText(page), /Capital of France\?.*1\/2.*And Italy\?.*Rome\..*And Spain\?.*Madrid\./);
+
+  // Regenerate the middle reply (from its last round): both rounds and Spain's turn become version 1.
+  const regenerate = assistant(answer.id).locator('.message-regenerate');
+  await assertTapTarget(regenerate, 'Regenerate on a reply further up');
+  testApp.standin.enqueue({ content: 'Rome, the eternal city.' });
+  await regenerate.tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message').length === 4
+    && document.querySelectorAll('#chat-thread .chat-message-assistant .message-version-position').length === 2);
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Rome, the eternal city.');
+  assert.equal(normalize(await lastAssistant(page).locator('.message-version-position').textContent()), '2/2');
+  assert.ok(!(await threadText(page)).includes('Let me look that up'), 'the whole earlier reply is replaced');
+  // The failed reply had no text, so the model gets the two questions as one turn.
+  assert.match(testApp.standin.requests.at(-1)!.messages.at(-1)!.content, /And Italy\?$/);
+  await screenshot(page, 'message-actions-regenerated-further-up');
+  assertNoPageErrors(page);
+});
+
+test('phone: a version switch far up a long chat keeps the person at the switched message', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Long', 'llama3.2:latest');
+  const ids: number[] = [];
+  for (let index = 1; index <= 500; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 21, 480 messages above the newest, has a second version; the first is shown.
+  const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
+  store.addMessage(id, 'assistant', 'answer to the edit');
+  store.showVersion(edited.id, ids[20]!);
+  await page.goto(`${baseUrl}/c/${id}?at=${ids[20]}#message-${ids[20]}`);
+  await waitForSocket(page);
+  const topOf = (messageId: number) => page.locator(`#message-${messageId}`).evaluate((element) => element.getBoundingClientRect().top);
+
+  const onScreen = async (messageId: number) => {
+    const box = await page.locator(`#message-${messageId}`).boundingBox();
+    return Boolean(box && box.y >= 0 && box.y + 40 < 844);
+  };
+
+  const firstShown = () => page.locator('#chat-thread .chat-message').first().getAttribute('id');
+  const first = await firstShown();
+
+  // › to the edit: the thread is 22 messages now; the page shows them from the same first message
+  // to the end (it was a window opened at a match: nothing is held back below any more).
+  await page.locator(`#message-${ids[20]} .message-version-later`).tap();
+  await waitFor(page, (editedId) => document.querySelector(`#message-${editedId} .message-version-position`)?.textContent === '2/2', edited.id);
+  assert.equal(await firstShown(), first);
+  assert.equal(await page.locator('#chat-thread .chat-message').last().getAttribute('id'), `message-${edited.id + 1}`);
+  assert.equal(await page.locator('#chat-thread .load-later').count(), 0);
+  assert.ok(await onScreen(edited.id), 'the switched message is on screen');
+
+  // ‹ back: 500 messages again. The messages this page shows stay (from the first), the switched
+  // one stays in place, and a page below it: not the newest page, nor all 480 messages to the end.
+  const above = await topOf(ids[19]!);
+  await page.locator(`#message-${edited.id} .message-version-earlier`).tap();
+  await waitFor(page, (firstId) => document.querySelector(`#message-${firstId} .message-version-position`)?.textContent === '1/2', ids[20]!);
+  assert.ok(Math.abs((await topOf(ids[19]!)) - above) < 2, 'the message above the switched one did not move');
+  assert.ok(await onScreen(ids[20]!), 'the switched message is on screen');
+  assert.equal(await page.locator('#chat-thread .load-later').count(), 1, 'newer messages load below as the person scrolls down');
+  assert.ok(!(await threadText(page)).includes('line 500'), 'not the newest page');
+  assert.equal(await firstShown(), first, 'the messages above are kept');
+  assert.ok((await page.locator('#chat-thread .chat-message').count()) < 60);
+  await screenshot(page, 'message-actions-version-far-up');
+
+  // Scrolling down brings the next page.
+  const shown = await page.locator('#chat-thread .chat-message').count();
+  await page.locator('#chat-thread .load-later').scrollIntoViewIfNeeded();
+  await waitFor(page, (count) => document.querySelectorAll('#chat-thread .chat-message').length > count, shown);
+  assertNoPageErrors(page);
+});
+
+test('phone: a version switch keeps the earlier pages the person had loaded', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Scrolled up', 'llama3.2:latest');
+  const ids: number[] = [];
+  for (let index = 1; index <= 120; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  // Message 41 has a second version, shown, with 30 messages after it: 71 in the thread.
+  const edited = store.branchFrom(id, ids[40]!, 'user', 'line 41 edited');
+  for (let index = 1; index <= 30; index++) store.addMessage(id, index % 2 ? 'assistant' : 'user', `after the edit ${index}`);
+  await page.goto(`${baseUrl}/c/${id}`);
+  await waitForSocket(page);
+  const messages = page.locator('#chat-thread .chat-message');
+  assert.equal(await messages.count(), 40);
+
+  // The person scrolls up until the first message: an earlier page loads.
+  while ((await page.locator(`#message-${ids[0]}`).count()) === 0) {
+    const count = await messages.count();
+    await page.locator('#chat-thread .load-earlier').scrollIntoViewIfNeeded();
+    await waitFor(page, (shown) => document.querySelectorAll('#chat-thread .chat-message').length > shown, count);
+  }
+  await page.locator(`#message-${edited.id}`).scrollIntoViewIfNeeded();
+  const above = await page.locator(`#message-${ids[39]}`).evaluate((element) => element.getBoundingClientRect().top);
+
+  // ‹ to the first version: 120 messages, 40 of them above the switch, all still on the page.
+  await page.locator(`#message-${edited.id} .message-version-earlier`).tap();
+  await waitFor(page, (firstId) => document.querySelector(`#message-${firstId} .message-version-position`)?.textContent === '1/2', ids[40]!);
+  assert.equal(await messages.first().getAttribute('id'), `message-${ids[0]}`, 'the pages loaded above are still there');
+  assert.equal(await messages.count(), 120);
+  assert.equal(await page.locator('#chat-thread .load-earlier, #chat-thread .load-later').count(), 0);
+  const after = await page.locator(`#message-${ids[39]}`).evaluate((element) => element.getBoundingClientRect().top);
+  assert.ok(Math.abs(after - above) < 2, `the message above the switched one stayed in place (${above} → ${after})`);
+  assertNoPageErrors(page);
 });

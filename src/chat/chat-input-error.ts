@@ -1,0 +1,7 @@
+/**
+ * Something the person sent that cannot be used; the text says what to do instead. Its own module
+ * so that other capabilities (photos) can extend it without importing the chat service.
+ */
+export class ChatInputError extends Error {
+  override name = 'ChatInputError';
+}
