@@ -81,3 +81,12 @@ export async function markVisionOptions(
   for (const option of options) if (seeing.has(option.value)) option.vision = true;
   return visionRefusalText(modelPlaceholder, options.filter((option) => option.vision).map((option) => option.value));
 }
+
+/**
+ * The short name of each picker option that cannot see, by its value: the page puts it in the
+ * refusal for {model}, so the naming rule (shortModelName) is not copied into public/photos.js.
+ */
+export function blindModelNames(groups: Array<{ options: Array<{ value: string; vision?: boolean }> }>): Record<string, string> {
+  const blind = groups.flatMap((group) => group.options).filter((option) => !option.vision);
+  return Object.fromEntries(blind.map((option) => [option.value, shortModelName(option.value)]));
+}
