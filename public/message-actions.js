@@ -2,6 +2,7 @@
 // regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send).
 (() => {
   'use strict';
+  const { announce, afterThreadChange } = window.hearth;
   const thread = () => document.getElementById('chat-thread');
   const feedbackMs = 1600;
 
@@ -68,13 +69,6 @@
       sources.set(url, source);
     }
     return source;
-  }
-
-  function announce(text) {
-    const status = document.getElementById('chat-status');
-    if (!status) return;
-    status.textContent = '';
-    requestAnimationFrame(() => { status.textContent = text; });
   }
 
   /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
@@ -219,14 +213,7 @@
 
   /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
   function followNewReply() {
-    const element = thread();
-    if (!element) return;
-    const observer = new MutationObserver(() => {
-      observer.disconnect();
-      element.scrollTop = element.scrollHeight;
-    });
-    observer.observe(element, { childList: true });
-    setTimeout(() => observer.disconnect(), 5000);
+    afterThreadChange((element) => { element.scrollTop = element.scrollHeight; });
   }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
@@ -247,13 +234,10 @@
    * on screen, so the new version appears in the same place instead of the view jumping.
    */
   function keepPlaceOfVersion(messageId, direction) {
-    const element = thread();
-    if (!element) return;
     const previous = document.getElementById(`message-${messageId}`)?.previousElementSibling;
     const anchorId = previous?.classList.contains('chat-message') ? previous.id : '';
     const offset = anchorId ? previous.getBoundingClientRect().top : 0;
-    const observer = new MutationObserver(() => {
-      observer.disconnect();
+    afterThreadChange((element) => {
       const again = anchorId ? document.getElementById(anchorId) : null;
       if (again) element.scrollTop += again.getBoundingClientRect().top - offset;
       // The version now shown sits after the anchor (or first): keep focus on its ‹ › and say where it is.
@@ -265,8 +249,6 @@
       (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
       announce(versions.getAttribute('aria-label') ?? '');
     });
-    observer.observe(element, { childList: true });
-    setTimeout(() => observer.disconnect(), 5000);
   }
 
   function watchThread() {

@@ -11,6 +11,7 @@
   const thumbnailSide = 480;
   const perMessage = 4;
 
+  const { csrfToken } = window.hearth;
   const byId = (id) => document.getElementById(id);
   const form = () => byId('chat-form');
   const tray = () => byId('photo-tray');
@@ -65,10 +66,6 @@
       form()?.classList.remove('is-waiting-for-photos');
       form()?.requestSubmit();
     }
-  }
-
-  function csrfToken() {
-    return form()?.querySelector('input[name="_csrf"]')?.value ?? '';
   }
 
   function removePhoto(key) {
