@@ -1,5 +1,6 @@
-// Message actions: copy a reply or a code block, edit one of your messages, and the details of
-// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send).
+// Message actions: copy a reply or a code block, edit one of your messages, the details of
+// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send), and
+// Retry on a notice in the thread.
 (() => {
   'use strict';
   const { announce, afterThreadChange } = window.hearth;
@@ -262,6 +263,20 @@
       if (!element.querySelector('.chat-message-streaming')) addCodeCopyButtons();
     });
   }
+  // Retry on a notice in the thread (Ollama not answering, no models): when the message the person
+  // typed is still in the input, Retry sends it again rather than reloading the page, which could lose it.
+  document.addEventListener('click', (event) => {
+    const retry = event.target instanceof Element ? event.target.closest('#chat-thread .chat-retry') : null;
+    if (!retry) return;
+    const input = document.getElementById('chat-input');
+    const form = document.getElementById('chat-form');
+    if (!(input instanceof HTMLTextAreaElement) || !(form instanceof HTMLFormElement) || input.value.trim() === '') return;
+    event.preventDefault();
+    // The old notices said what went wrong before this attempt; a new one comes if it fails again.
+    document.querySelectorAll('#chat-thread > .chat-error-notice').forEach((notice) => notice.remove());
+    form.requestSubmit();
+  });
+
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watchThread);
   else watchThread();
 })();
