@@ -4,6 +4,7 @@
 // its events. Text from messages is only ever read and wrapped as text nodes, never parsed as HTML.
 (() => {
   'use strict';
+  const { hearth } = window;
   const body = document.body;
   const byId = (id) => document.getElementById(id);
   const thread = () => byId('chat-thread');
@@ -48,14 +49,14 @@
   // ---- Jump to latest -------------------------------------------------------------------------
   /** True while the page shows a window away from the newest end (opened at a search match). */
   const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
-  const distanceFromBottom = (element) => element.scrollHeight - element.scrollTop - element.clientHeight;
   let unseenMessages = false;
 
-  function updateJumpToLatest() {
+  /** `nearBottom`: measured already in this frame; read here when not given. */
+  function updateJumpToLatest(nearBottom) {
     const button = byId('jump-to-latest');
     const element = thread();
     if (!button || !element) return;
-    const atBottom = distanceFromBottom(element) < 80 && !isPartialWindow();
+    const atBottom = (nearBottom ?? hearth.isNearBottom(element)) && !isPartialWindow();
     if (atBottom) unseenMessages = false;
     const show = !atBottom && (body.classList.contains('is-streaming') || unseenMessages);
     if (show) button.style.setProperty('--form-height', `${byId('chat-form')?.offsetHeight ?? 62}px`);
@@ -146,7 +147,7 @@
     const addsMessage = message.target === '#chat-thread' && message.swap !== 'innerHTML' && /^\s*<article/.test(String(message.content ?? ''));
     // A message from elsewhere (another device) while the person reads further up.
     const element = thread();
-    if (addsMessage && element && distanceFromBottom(element) >= 80) unseenMessages = true;
+    if (addsMessage && element && !hearth.isNearBottom(element)) unseenMessages = true;
     if (partial && (addsMessage || !document.querySelector(message.target))) {
       event.detail.cancelled = true;
       updateJumpToLatest();
@@ -199,21 +200,14 @@
     const save = byId('chat-title-save');
     save.disabled = true;
     try {
-      const response = await fetch(form.action, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'x-csrf-token': form.querySelector('input[name="_csrf"]')?.value ?? '',
-        },
-        body: JSON.stringify({ title }),
+      const answer = await hearth.postJson(form.action, { title }, {
+        unreachable: 'The server could not be reached; the title was not saved.',
+        refused: 'The title was not saved',
       });
-      const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer.error || answer.message || `The title was not saved (${response.status}).`);
       showTitle(id, answer.title);
       closeRename();
     } catch (problem) {
-      error.textContent = problem instanceof TypeError ? 'The server could not be reached; the title was not saved.' : problem.message;
+      error.textContent = problem.message;
       error.hidden = false;
     } finally {
       save.disabled = false;
@@ -269,25 +263,27 @@
     }
   });
 
-  // Reading the thread's scroll height forces a layout, and a phone gets several socket messages
-  // and scroll events per frame: all of it is done once, in the next frame, where the layout is due anyway.
+  // Socket messages, the person's scrolling and streaming starting or ending all change what the
+  // header shows; a phone gets several per frame, so it is worked out once, in the page's frame
+  // loop (page-kit.js), which reads the thread's position once for chat.js and this file.
   // New and replaced messages get their times from the thread's MutationObserver below; writing
   // every time again here would make the browser restyle the whole thread before that read.
-  let framePending = false;
   let messagesArrived = false;
+  let jumpOutdated = false;
   function updateSoon(afterMessages) {
     messagesArrived ||= afterMessages;
-    if (framePending) return;
-    framePending = true;
-    requestAnimationFrame(() => {
-      framePending = false;
-      if (messagesArrived) {
-        messagesArrived = false;
-        adoptNewConversation();
-      }
-      updateJumpToLatest();
-    });
+    jumpOutdated = true;
+    hearth.requestFrame();
   }
+  hearth.onFrame((frame) => {
+    if (messagesArrived) {
+      messagesArrived = false;
+      adoptNewConversation();
+    }
+    if (!jumpOutdated && !frame.scrolled) return;
+    jumpOutdated = false;
+    updateJumpToLatest(frame.position().nearBottom);
+  });
   document.addEventListener('htmx:ws:after:message:incoming', () => updateSoon(true));
   document.addEventListener('DOMContentLoaded', () => {
     refreshTimes();
@@ -304,7 +300,6 @@
       }).observe(element, { childList: true });
     }
     openAtHighlight();
-    thread()?.addEventListener('scroll', () => updateSoon(false), { passive: true });
     // Streaming starts and ends by a class on <body> (chat.js).
     new MutationObserver(() => updateSoon(false)).observe(body, { attributes: true, attributeFilter: ['class'] });
     updateJumpToLatest();

@@ -2,6 +2,7 @@
 // saved the message, following a new conversation's address, and keeping the view scrolled.
 (() => {
   'use strict';
+  const { hearth } = window;
   const body = document.body;
   const thread = () => document.getElementById('chat-thread');
   const input = () => document.getElementById('chat-input');
@@ -22,57 +23,45 @@
     body.classList.toggle('is-streaming', Boolean(thread()?.querySelector('.chat-message-streaming')));
   }
 
-  function scrollToEnd(force) {
-    const element = thread();
-    if (!element) return;
+  /** New text at the end is followed unless the person scrolled up, or the page shows a window that does not reach the end. */
+  function followsEnd(element) {
     // A window opened at a search match does not reach the newest end: following it down would
     // reveal the loader below and pour in pages the person did not scroll to.
-    if (!force && element.querySelector('.load-later')) return;
-    if (force || stickToBottom) element.scrollTop = element.scrollHeight;
+    return stickToBottom && !element.querySelector('.load-later');
   }
 
-  // Reading scroll positions forces a layout. Streamed text and the person's scrolling are both
-  // dealt with once per painted frame, where the layout is due anyway: a fast reply adds text
-  // many times per frame, and each read in between would lay the whole reply out again.
-  let framePending = false;
+  // Streamed text and the person's scrolling are dealt with in the page's frame loop (page-kit.js):
+  // a fast reply adds text many times per frame, and reading the scroll position in between would
+  // lay the whole reply out again each time.
   let contentChanged = false;
   // Swaps and events from the socket: the classes on <body> restyle the whole page, so they are
   // set once per frame, however many messages came in it.
   let structureChanged = false;
-  let scrolled = false;
   let lastTop = 0;
-  function onFrame() {
-    framePending = false;
+  hearth.onFrame((frame) => {
     if (structureChanged) {
       structureChanged = false;
       updateStreamingState();
       if (document.querySelector('#chat-thread > .chat-error-notice:last-child')) body.classList.remove('is-sending');
       makeCodeBlocksFocusable();
     }
-    const element = thread();
-    if (!element) return;
-    if (scrolled) {
-      scrolled = false;
+    if (!frame.scrolled && !contentChanged) return;
+    if (frame.scrolled) {
       // Follow the reply unless the person scrolled up; text added since the last frame does
       // not count as scrolling away.
-      const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
-      if (atBottom) stickToBottom = true;
-      else if (element.scrollTop < lastTop) stickToBottom = false;
+      const { top, nearBottom } = frame.position();
+      if (nearBottom) stickToBottom = true;
+      else if (top < lastTop) stickToBottom = false;
     }
     if (contentChanged) {
       contentChanged = false;
-      scrollToEnd(false);
+      if (followsEnd(frame.thread)) frame.scrollToEnd();
     }
-    lastTop = element.scrollTop;
-  }
-  function requestFrame() {
-    if (framePending) return;
-    framePending = true;
-    requestAnimationFrame(onFrame);
-  }
+    lastTop = frame.position().top;
+  });
   function scrollToEndSoon() {
     contentChanged = true;
-    requestFrame();
+    hearth.requestFrame();
   }
 
   // Streamed text arrives as data (`{"event":"append","target":"#id","text":"..."}`) and is added
@@ -167,16 +156,12 @@
   });
 
   // Earlier messages go in above what the person is reading: keep their distance from the bottom,
-  // so the view does not jump. htmx fires after:swap on the replaced (detached) sentinel, so watch the thread.
+  // so the view does not jump.
   document.addEventListener('htmx:before:swap', (event) => {
     const element = thread();
     if (!element || !(event.target instanceof Element) || !event.target.isConnected || !event.target.classList.contains('load-earlier')) return;
     const fromBottom = element.scrollHeight - element.scrollTop;
-    const observer = new MutationObserver(() => {
-      observer.disconnect();
-      element.scrollTop = element.scrollHeight - fromBottom;
-    });
-    observer.observe(element, { childList: true });
+    hearth.afterThreadChange(() => { element.scrollTop = element.scrollHeight - fromBottom; });
   });
 
   // A reconnect (phone woke up, server restarted) follows the conversation this page shows now.
@@ -212,13 +197,9 @@
       if (typeof data !== 'string' || !data.startsWith('{"event":"reply-finished"')) return;
       // The final swap of the reply may come in the same batch: read it once the DOM settles.
       setTimeout(() => {
-        const status = document.getElementById('chat-status');
         const bodies = document.querySelectorAll('#chat-thread .chat-message-assistant .chat-message-body');
         const text = bodies.length ? (bodies[bodies.length - 1].textContent ?? '').replace(/\s+/g, ' ').trim() : '';
-        if (!status) return;
-        status.textContent = '';
-        // A fresh text node each time, so the same words twice are still announced.
-        requestAnimationFrame(() => { status.textContent = text ? `Reply finished: ${text.slice(0, 2000)}` : 'Reply finished'; });
+        hearth.announce(text ? `Reply finished: ${text.slice(0, 2000)}` : 'Reply finished');
       }, 0);
     });
   }
@@ -251,14 +232,10 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     const element = thread();
-    element?.addEventListener('scroll', () => {
-      scrolled = true;
-      requestFrame();
-    }, { passive: true });
     updateStreamingState();
     // Opened at a search match: chat-header.js scrolls to it, and the view stays there.
     if (element?.dataset.highlight) stickToBottom = false;
-    else scrollToEnd(true);
+    else if (element) element.scrollTop = element.scrollHeight;
     growInput();
   });
 })();

@@ -1,7 +1,9 @@
-// Message actions: copy a reply or a code block, edit one of your messages, and the details of
-// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send).
+// Message actions: copy a reply or a code block, edit one of your messages, the details of
+// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send), and
+// Retry on a notice in the thread.
 (() => {
   'use strict';
+  const { announce, afterThreadChange } = window.hearth;
   const thread = () => document.getElementById('chat-thread');
   const feedbackMs = 1600;
 
@@ -68,13 +70,6 @@
       sources.set(url, source);
     }
     return source;
-  }
-
-  function announce(text) {
-    const status = document.getElementById('chat-status');
-    if (!status) return;
-    status.textContent = '';
-    requestAnimationFrame(() => { status.textContent = text; });
   }
 
   /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
@@ -224,14 +219,7 @@
 
   /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
   function followNewReply() {
-    const element = thread();
-    if (!element) return;
-    const observer = new MutationObserver(() => {
-      observer.disconnect();
-      element.scrollTop = element.scrollHeight;
-    });
-    observer.observe(element, { childList: true });
-    setTimeout(() => observer.disconnect(), 5000);
+    afterThreadChange((element) => { element.scrollTop = element.scrollHeight; });
   }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
@@ -252,13 +240,10 @@
    * on screen, so the new version appears in the same place instead of the view jumping.
    */
   function keepPlaceOfVersion(messageId, direction) {
-    const element = thread();
-    if (!element) return;
     const previous = document.getElementById(`message-${messageId}`)?.previousElementSibling;
     const anchorId = previous?.classList.contains('chat-message') ? previous.id : '';
     const offset = anchorId ? previous.getBoundingClientRect().top : 0;
-    const observer = new MutationObserver(() => {
-      observer.disconnect();
+    afterThreadChange((element) => {
       const again = anchorId ? document.getElementById(anchorId) : null;
       if (again) element.scrollTop += again.getBoundingClientRect().top - offset;
       // The version now shown sits after the anchor (or first): keep focus on its ‹ › and say where it is.
@@ -270,8 +255,6 @@
       (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
       announce(versions.getAttribute('aria-label') ?? '');
     });
-    observer.observe(element, { childList: true });
-    setTimeout(() => observer.disconnect(), 5000);
   }
 
   function watchThread() {
@@ -285,6 +268,20 @@
       if (!element.querySelector('.chat-message-streaming')) addCodeCopyButtons();
     });
   }
+  // Retry on a notice in the thread (Ollama not answering, no models): when the message the person
+  // typed is still in the input, Retry sends it again rather than reloading the page, which could lose it.
+  document.addEventListener('click', (event) => {
+    const retry = event.target instanceof Element ? event.target.closest('#chat-thread .chat-retry') : null;
+    if (!retry) return;
+    const input = document.getElementById('chat-input');
+    const form = document.getElementById('chat-form');
+    if (!(input instanceof HTMLTextAreaElement) || !(form instanceof HTMLFormElement) || input.value.trim() === '') return;
+    event.preventDefault();
+    // The old notices said what went wrong before this attempt; a new one comes if it fails again.
+    document.querySelectorAll('#chat-thread > .chat-error-notice').forEach((notice) => notice.remove());
+    form.requestSubmit();
+  });
+
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watchThread);
   else watchThread();
 })();

@@ -11,6 +11,7 @@
   const thumbnailSide = 480;
   const perMessage = 4;
 
+  const { csrfToken } = window.hearth;
   const byId = (id) => document.getElementById(id);
   const form = () => byId('chat-form');
   const tray = () => byId('photo-tray');
@@ -30,19 +31,16 @@
     line.hidden = !text;
   }
 
-  /** A model's name as the server says it (src/photos/vision-models.ts): no server prefix, no ":latest". */
-  function shortModelName(id) {
-    const name = id.startsWith('@') && id.includes('/') ? id.slice(id.indexOf('/') + 1) : id;
-    return name.replace(/:latest$/, '');
-  }
-
   /** The picked model's refusal ("llama3.2 cannot see photos. Models here that can: …"), or '' when it can see. */
   function visionRefusal() {
     const option = modelSelect()?.selectedOptions[0];
     // No wording: the server could not say in time which models see; it decides at send.
-    const wording = byId('photo-attach')?.getAttribute('data-photo-refusal');
+    const attach = byId('photo-attach');
+    const wording = attach?.getAttribute('data-photo-refusal');
     if (!wording || !option || !option.value || option.hasAttribute('data-vision')) return '';
-    return wording.replace('{model}', shortModelName(option.value));
+    // Short names from the server (data-model-names): the naming rule lives in src/photos/vision-models.ts only.
+    const names = JSON.parse(attach.getAttribute('data-model-names') || '{}');
+    return wording.replace('{model}', names[option.value] ?? option.value);
   }
 
   function checkModel() {
@@ -68,10 +66,6 @@
       form()?.classList.remove('is-waiting-for-photos');
       form()?.requestSubmit();
     }
-  }
-
-  function csrfToken() {
-    return form()?.querySelector('input[name="_csrf"]')?.value ?? '';
   }
 
   function removePhoto(key) {

@@ -4,7 +4,7 @@ import type { ModelGroup } from '../llm/chat-model.js';
 import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { FreeSpaceReclaimer } from '../storage/free-space.js';
-import { markVisionOptions, type VisionModels } from '../photos/vision-models.js';
+import { blindModelNames, markVisionOptions, type VisionModels } from '../photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { parseRecordId } from '../http/record-id.js';
@@ -60,7 +60,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
   const { store, hub, chatModel, chatService, view, reader, visionModels } = dependencies;
 
   /** The picker: one group per model server; a server that is down says so in its group. */
-  async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean; photoRefusal: string }> {
+  async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean; photoRefusal: string; photoModelNames: Record<string, string> }> {
     const groups = (await modelGroupsOf(chatModel)).map(toPickerGroup);
     const empty = groups.every((group) => group.options.length === 0);
     // Shown in the thread only when nothing at all can be picked; otherwise the group says it.
@@ -74,7 +74,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       else groups.push({ backendId: backendId ?? 'ollama', label: backendId ?? 'Ollama', options: [option] });
     }
     const photoRefusal = await markVisionOptions(groups, visionModels);
-    return { groups, empty, photoRefusal, ...(notice ? { notice } : {}) };
+    const photoModelNames = photoRefusal ? blindModelNames(groups) : {};
+    return { groups, empty, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
   }
 
   async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number) {
@@ -100,6 +101,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       model,
       notice: picker.notice,
       photoRefusal: picker.photoRefusal,
+      photoModelNames: picker.photoModelNames,
       streaming: Boolean(conversation && hub.active(conversation.id)),
       maxMessageChars: maxMessageCharacters,
       csrfToken: reply.generateCsrf(),

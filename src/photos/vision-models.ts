@@ -95,3 +95,12 @@ export async function markVisionOptions(
     onOpenAiServer(options.map((option) => option.value)),
   );
 }
+
+/**
+ * The short name of each picker option that cannot see, by its value: the page puts it in the
+ * refusal for {model}, so the naming rule (shortModelName) is not copied into public/photos.js.
+ */
+export function blindModelNames(groups: Array<{ options: Array<{ value: string; vision?: boolean }> }>): Record<string, string> {
+  const blind = groups.flatMap((group) => group.options).filter((option) => !option.vision);
+  return Object.fromEntries(blind.map((option) => [option.value, shortModelName(option.value)]));
+}

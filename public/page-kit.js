@@ -1,0 +1,96 @@
+// What the chat page's scripts share, as window.hearth (loaded before them): one copy of each.
+(() => {
+  'use strict';
+  const thread = () => document.getElementById('chat-thread');
+
+  /** Says a line through #chat-status: cleared, then set in the next frame, so a repeat is still announced. */
+  function announce(text) {
+    const status = document.getElementById('chat-status');
+    if (!status) return;
+    status.textContent = '';
+    requestAnimationFrame(() => { status.textContent = text; });
+  }
+
+  /** Every form on the page carries the same token. */
+  const csrfToken = () => document.querySelector('input[name="_csrf"]')?.value ?? '';
+
+  /** Resolves to the server's JSON answer; fails with a readable line: `unreachable`, the server's error, or `refused (status)`. */
+  async function postJson(url, body, { unreachable, refused }) {
+    let response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrfToken() },
+        body: JSON.stringify(body),
+      });
+    } catch {
+      throw new Error(unreachable);
+    }
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.error || answer.message || `${refused} (${response.status}).`);
+    return answer;
+  }
+
+  /**
+   * Runs `change(thread)` once, when the thread's children next change (a swap landed: htmx fires
+   * its after-swap events on the detached element it replaced). Forgotten after 5 s.
+   */
+  function afterThreadChange(change) {
+    const element = thread();
+    if (!element) return;
+    const observer = new MutationObserver(() => {
+      observer.disconnect();
+      change(element);
+    });
+    observer.observe(element, { childList: true });
+    setTimeout(() => observer.disconnect(), 5000);
+  }
+
+  /** The end of the thread is (nearly) in sight. */
+  const isNearBottom = (element) => element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+
+  // Reading a scroll position forces a layout, and a fast reply changes the thread many times a
+  // frame: the scripts hook in here instead, and the loop runs once per painted frame (where the
+  // layout is due anyway), only when asked. Hooks run in the order added: chat.js first, so its
+  // DOM changes come before anyone reads.
+  const hooks = [];
+  let pending = false;
+  let scrolled = false;
+
+  /** `hook(frame)`: frame.scrolled (since the last frame), frame.position() ({ top, nearBottom }), frame.scrollToEnd(). */
+  const onFrame = (hook) => hooks.push(hook);
+
+  function requestFrame() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(runFrame);
+  }
+
+  function runFrame() {
+    pending = false;
+    const element = thread();
+    if (!element) return;
+    let position;
+    const frame = {
+      thread: element,
+      scrolled,
+      // Read on the first hook that asks, again after a scroll (cheap: the layout is clean by then).
+      position: () => (position ??= { top: element.scrollTop, nearBottom: isNearBottom(element) }),
+      scrollToEnd() {
+        element.scrollTop = element.scrollHeight;
+        position = undefined;
+      },
+    };
+    scrolled = false;
+    for (const hook of hooks) hook(frame);
+  }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    thread()?.addEventListener('scroll', () => {
+      scrolled = true;
+      requestFrame();
+    }, { passive: true });
+  });
+
+  window.hearth = Object.freeze({ announce, csrfToken, postJson, afterThreadChange, isNearBottom, onFrame, requestFrame });
+})();
