@@ -80,7 +80,8 @@ test('phone: copy a reply and a code block with navigator.clipboard', async (t) 
   await copyReply.tap();
   await waitFor(page, () => document.querySelector('.message-copy')?.getAttribute('data-feedback') === 'Copied');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), reply, 'the reply is copied as its Markdown');
-  assert.equal(await page.locator('#chat-status').textContent(), 'Copied');
+  // Announced in the next frame (the live region is cleared first, so a second "Copied" is heard too).
+  await waitFor(page, () => document.getElementById('chat-status')?.textContent === 'Copied');
   await screenshot(page, 'message-actions-copied');
   assertNoPageErrors(page);
 });
