@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const database = openDatabase(config.dataDir);
+  const database = openDatabase(config.dataDir, { compact: true });
   const settings = createSettingsStore(database);
   const credentials = await ensureCredentials(config, settings);
   // Read on every login, so `npm run set-password` applies without a restart.

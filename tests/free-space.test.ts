@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+import Database from 'better-sqlite3';
 import { openDatabase } from '../src/storage/database.js';
 import { createFreeSpaceReclaimer, useIncrementalVacuum } from '../src/storage/free-space.js';
 import { createSettingsStore } from '../src/storage/settings-store.js';
@@ -42,7 +43,7 @@ test('an older database is compacted once when opened: it shrinks, keeps its dat
   const before = fs.statSync(file).size;
   const lines: string[] = [];
 
-  const database = openDatabase(folder, { log: (line) => lines.push(line) });
+  const database = openDatabase(folder, { log: (line) => lines.push(line), compact: true });
   assert.equal(database.pragma('auto_vacuum', { simple: true }), 2, 'incremental from now on');
   assert.equal(createSettingsStore(database).get('kept'), 'still here');
   assert.equal((database.prepare('SELECT count(*) AS count FROM filler').get() as { count: number }).count, 2);
@@ -55,6 +56,47 @@ test('an older database is compacted once when opened: it shrinks, keeps its dat
   // Opened again: nothing to do.
   assert.deepEqual(useIncrementalVacuum(database, file, (line) => lines.push(line)), { state: 'already' });
   database.close();
+});
+
+test('only the server compacts: another process opening an older database (set-password, a bench) leaves it as it is', (t) => {
+  const folder = dataFolder(t);
+  const file = olderDatabase(folder);
+  const before = fs.statSync(file).size;
+  const database = openDatabase(folder);
+  assert.equal(database.pragma('auto_vacuum', { simple: true }), 0, 'not compacted');
+  assert.equal(createSettingsStore(database).get('kept'), 'still here');
+  database.close();
+  assert.equal(fs.statSync(file).size, before);
+});
+
+test('giving space back never waits on another reader of the file, and stops quietly when the database closes', async (t) => {
+  const folder = dataFolder(t);
+  const database = openDatabase(folder);
+  const file = path.join(folder, 'hearth.sqlite');
+  database.exec('CREATE TABLE filler (bytes BLOB)');
+  database.prepare('INSERT INTO filler (bytes) VALUES (randomblob(?))').run(4 * 1024 * 1024);
+  database.exec('DELETE FROM filler');
+  // The sqlite3 shell or a backup tool reading the file, its snapshot held open.
+  const reader = new Database(file, { readonly: true });
+  t.after(() => reader.close());
+  reader.exec('BEGIN');
+  reader.prepare('SELECT count(*) FROM filler').get();
+  const started = performance.now();
+  const result = await createFreeSpaceReclaimer(database).reclaim();
+  const waited = performance.now() - started;
+  assert.ok(result.pages > 0, 'the pages were still given back');
+  // With the busy timeout (5 s) the checkpoint would have held the event loop that long.
+  assert.ok(waited < 2500, `it did not wait for the reader (${Math.round(waited)} ms)`);
+  assert.equal(database.pragma('busy_timeout', { simple: true }), 5000, 'the busy timeout is back for everything else');
+  reader.exec('COMMIT');
+
+  // Shut down between two batches: the pass ends without an error.
+  database.prepare('INSERT INTO filler (bytes) VALUES (randomblob(?))').run(4 * 1024 * 1024);
+  database.exec('DELETE FROM filler');
+  const pass = createFreeSpaceReclaimer(database, { pagesPerStep: 64 }).reclaim();
+  database.close();
+  const partial = await pass;
+  assert.ok(partial.pages > 0 && partial.pages < 1024, `one batch, then it stopped (${partial.pages} pages)`);
 });
 
 test('freed pages go back in batches, one pass at a time; a few are left for SQLite to reuse', async (t) => {

@@ -93,6 +93,17 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     return { message, conversation };
   }
 
+  /**
+   * A change to a message whose turn carries photos needs a model that can see them. Asking the
+   * model server takes a moment, in which a reply may have started from another device: the
+   * message is checked again after.
+   */
+  async function requireVisionToChange(messageId: number, model: string, photoCount: number): Promise<void> {
+    if (photoCount === 0) return;
+    await requireVision(model);
+    changeableMessage(messageId);
+  }
+
   /** The model asked for (the picker), else the chat's; saved on the chat when it changes. */
   function useModel(conversation: Conversation, requested: string | undefined): Conversation {
     if (!requested || requested === conversation.model) return conversation;
@@ -119,8 +130,8 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       // The photos of the edited message go with its new version.
       const photos = attachments.listForMessages([found.message.id]).get(found.message.id) ?? [];
       const text = checkText(request.text, photos.length > 0);
+      await requireVisionToChange(found.message.id, request.model || found.conversation.model, photos.length);
       const conversation = useModel(found.conversation, request.model);
-      if (photos.length > 0) await requireVision(conversation.model);
       const userMessage = store.branchFrom(conversation.id, found.message.id, 'user', text);
       attachments.copyToMessage(found.message.id, conversation.id, userMessage.id);
       const assistantMessage = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
@@ -141,11 +152,7 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       if (!question) throw new ChatInputError('That reply answers no message of yours, so it cannot be written again.');
       // A model that cannot see the question's photos would answer as if they were not there: refused before anything changes.
       const photos = attachments.listForMessages([question.id]).get(question.id) ?? [];
-      if (photos.length > 0) {
-        await requireVision(request.model || found.conversation.model);
-        // Asking the model server took a moment: the thread may have changed meanwhile.
-        changeableMessage(request.messageId);
-      }
+      await requireVisionToChange(request.messageId, request.model || found.conversation.model, photos.length);
       const conversation = useModel(found.conversation, request.model);
       // Every shown message after the question goes (ids grow down the thread), from this turn's first round on.
       const assistantMessage = store.branchFrom(conversation.id, question.id + 1, 'assistant', '', { status: 'streaming', model: conversation.model });

@@ -201,7 +201,13 @@ function makePrivate(file: string): void {
  * Opens (creating when needed) the SQLite database in dataDir and brings its schema up to date.
  * `log` hears the one-time compaction of an older database (see free-space.ts).
  */
-export function openDatabase(dataDir: string, options: { log?: (line: string) => void } = {}): SqliteDatabase {
+export interface OpenDatabaseOptions {
+  log?: (line: string) => void;
+  /** Compact an older database once so deleting chats gives space back (the server only; see storage/free-space.ts). */
+  compact?: boolean;
+}
+
+export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   const file = path.join(dataDir, 'hearth.sqlite');
   try {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -219,7 +225,7 @@ export function openDatabase(dataDir: string, options: { log?: (line: string) =>
     throw new Error(`DATA_DIR: the database ${file} cannot be opened: ${(error as Error).message}`);
   }
   // Before WAL mode, which writes the first page: on a new file the pragma alone is enough then.
-  useIncrementalVacuum(database, file, options.log);
+  useIncrementalVacuum(database, file, options.log, { compact: options.compact });
   database.pragma('journal_mode = WAL');
   // Older installs may have -wal/-shm files made readable by others: narrow them too.
   for (const suffix of ['-wal', '-shm']) {

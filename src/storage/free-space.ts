@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SqliteDatabase } from './database.js';
@@ -25,21 +26,26 @@ export type VacuumSetup =
  * leaves the old file as it was), and is put off to the next start when the disk lacks room for the
  * copy it makes.
  */
-export function useIncrementalVacuum(database: SqliteDatabase, file: string, log: (line: string) => void = console.log): VacuumSetup {
+export function useIncrementalVacuum(
+  database: SqliteDatabase,
+  file: string,
+  log: (line: string) => void = console.log,
+  options: { compact?: boolean } = {},
+): VacuumSetup {
   if ((database.pragma('auto_vacuum', { simple: true }) as number) === incremental) return { state: 'already' };
   const tables = (database.prepare('SELECT count(*) AS count FROM sqlite_master').get() as { count: number }).count;
   if (tables === 0) {
     database.pragma('auto_vacuum = INCREMENTAL');
     if ((database.pragma('auto_vacuum', { simple: true }) as number) === incremental) return { state: 'new' };
   }
+  // Only the server compacts: `npm run set-password` or a bench opening the file while the server
+  // writes to it must not hold the write lock for a whole VACUUM.
+  if (!options.compact) return { state: 'skipped', reason: 'compacted only by the server' };
   const bytesBefore = fileSize(file) + fileSize(`${file}-wal`);
-  // VACUUM writes a temporary copy and, in WAL mode, the whole file again into the WAL.
-  const needed = 2 * bytesBefore + 64 * 1024 * 1024;
-  const available = freeBytes(path.dirname(file));
-  if (available !== undefined && available < needed) {
-    const reason = `only ${megabytes(available)} free beside the database, ${megabytes(needed)} needed`;
-    log(`Hearth: the database was not compacted this time (${reason}); space from deleted chats is reused but not given back until it is.`);
-    return { state: 'skipped', reason };
+  const room = roomForVacuum(file, bytesBefore);
+  if (room) {
+    log(`Hearth: the database was not compacted this time (${room}); space from deleted chats is reused but not given back until it is.`);
+    return { state: 'skipped', reason: room };
   }
   if (bytesBefore > 50 * 1024 * 1024) {
     log(`Hearth: compacting the database once (${megabytes(bytesBefore)}) so that deleting chats gives disk space back; this can take a minute.`);
@@ -56,8 +62,47 @@ export function useIncrementalVacuum(database: SqliteDatabase, file: string, log
   }
   const milliseconds = Math.round(performance.now() - started);
   // The WAL now holds a copy of every page: fold it in and cut it back to nothing.
-  database.pragma('wal_checkpoint(TRUNCATE)');
+  checkpointWithoutWaiting(database);
   return { state: 'compacted', milliseconds, bytesBefore, bytesAfter: fileSize(file) + fileSize(`${file}-wal`) };
+}
+
+/**
+ * Why there is no room for a VACUUM, or undefined when there is. It writes a temporary copy of the
+ * database into SQLite's temporary folder (SQLITE_TMPDIR, else TMPDIR, else /var/tmp or /tmp) and,
+ * in WAL mode, every page again into the WAL beside the database. Both may be on one disk.
+ */
+function roomForVacuum(file: string, bytes: number): string | undefined {
+  const margin = 64 * 1024 * 1024;
+  const dataFolder = path.dirname(file);
+  const temporaryFolder = [process.env.SQLITE_TMPDIR, process.env.TMPDIR, '/var/tmp', '/usr/tmp', '/tmp', os.tmpdir()].find(
+    (folder): folder is string => Boolean(folder) && isWritableFolder(folder!),
+  );
+  const besideDatabase = freeBytes(dataFolder);
+  const sameDisk = temporaryFolder !== undefined && deviceOf(temporaryFolder) === deviceOf(dataFolder);
+  const neededBeside = (sameDisk ? 2 * bytes : bytes) + margin;
+  if (besideDatabase !== undefined && besideDatabase < neededBeside) {
+    return `only ${megabytes(besideDatabase)} free beside the database, ${megabytes(neededBeside)} needed`;
+  }
+  const inTemporary = temporaryFolder === undefined || sameDisk ? undefined : freeBytes(temporaryFolder);
+  if (inTemporary !== undefined && inTemporary < bytes + margin) {
+    return `only ${megabytes(inTemporary)} free in ${temporaryFolder}, where SQLite writes its temporary copy; ${megabytes(bytes + margin)} needed (set SQLITE_TMPDIR to a folder with room)`;
+  }
+  return undefined;
+}
+
+/**
+ * Folds the WAL into the file and cuts both short, without waiting: with another reader open
+ * (the sqlite3 shell, a backup tool) a TRUNCATE checkpoint would wait out the busy timeout (5 s)
+ * on the event loop. Busy, it leaves the rest to the next checkpoint.
+ */
+function checkpointWithoutWaiting(database: SqliteDatabase): void {
+  const timeout = database.pragma('busy_timeout', { simple: true }) as number;
+  database.pragma('busy_timeout = 0');
+  try {
+    database.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    database.pragma(`busy_timeout = ${Number(timeout)}`);
+  }
 }
 
 export interface ReclaimedSpace {
@@ -93,16 +138,20 @@ export function createFreeSpaceReclaimer(database: SqliteDatabase, options: Free
     const pageSize = database.pragma('page_size', { simple: true }) as number;
     let pages = 0;
     // Batches, so a large delete does not hold the server for the whole pass.
-    for (let free = freePages(); free > 0 && database.open; free = freePages()) {
+    let free = freePages();
+    while (free > 0) {
       database.exec(`PRAGMA incremental_vacuum(${pagesPerStep})`);
-      const moved = free - freePages();
-      if (moved <= 0) break;
-      pages += moved;
+      const left = freePages();
+      if (left >= free) break;
+      pages += free - left;
+      free = left;
       await nextTurn();
+      // The server may have shut down meanwhile.
+      if (!database.open) return { pages, bytes: pages * pageSize };
     }
     // In WAL mode the file is cut short when the WAL is folded in; TRUNCATE also empties the WAL,
     // which the moved pages went through. A reader in the way leaves it to the next checkpoint.
-    if (database.open) database.pragma('wal_checkpoint(TRUNCATE)');
+    checkpointWithoutWaiting(database);
     return { pages, bytes: pages * pageSize };
   }
 
@@ -126,6 +175,23 @@ function fileSize(file: string): number {
     return fs.statSync(file).size;
   } catch {
     return 0;
+  }
+}
+
+function isWritableFolder(folder: string): boolean {
+  try {
+    fs.accessSync(folder, fs.constants.W_OK);
+    return fs.statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function deviceOf(folder: string): number | undefined {
+  try {
+    return fs.statSync(folder).dev;
+  } catch {
+    return undefined;
   }
 }
 
