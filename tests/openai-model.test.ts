@@ -101,6 +101,12 @@ test('LM Studio’s own model list tells which models see, in its v1 and its old
     await drain(await lmStudio.model.streamReply({ model: 'google/gemma-3-4b', messages: withPhoto, think: false, contextTokens: 8192 }));
     assert.ok(Array.isArray(lmStudio.standin.requests[0]!.messages[1]!.content), `${api}: the photo went`);
   }
+  // One page asks about every model: LM Studio's list is read once for all of them.
+  const many = await openAiModel(t, { models: [{ id: 'a/one' }, { id: 'b/two' }, { id: 'c/three' }], lmStudio: { api: 'v0', vision: ['b/two'] } });
+  const seeing = await Promise.all(['a/one', 'b/two', 'c/three'].map(async (name) => (await many.model.describeModel(name)).capabilities.includes('vision')));
+  assert.deepEqual(seeing, [false, true, false]);
+  assert.deepEqual(many.standin.routesAsked.filter((route) => route.includes('/api/')), ['GET /api/v1/models', 'GET /api/v0/models'], 'each list once');
+
   // vLLM answers neither: only the person's list counts there.
   const vllm = await openAiModel(t);
   assert.deepEqual((await vllm.model.describeModel('gemma-3-4b-it')).capabilities, ['completion']);

@@ -197,28 +197,50 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
   }
 
   /**
-   * LM Studio's own model list says which models see: `capabilities.vision` in its v1 REST API
-   * (0.4+), `type: "vlm"` in the older v0 one. Other servers answer 404 to both: undefined.
+   * LM Studio's own model lists, read once for all the models one page asks about (kept 30 s):
+   * its v1 REST API (0.4+) and the older v0 one. Other servers answer 404 to both: empty lists.
+   * Undefined when the server did not answer at all (a timeout while it loads a model): then
+   * nothing is concluded from it.
    */
-  async function readLmStudioVision(name: string): Promise<boolean | undefined> {
+  type LmStudioLists = {
+    v1?: Array<{ key?: unknown; capabilities?: { vision?: unknown }; loaded_instances?: Array<{ id?: unknown }> }>;
+    v0?: Array<{ id?: unknown; type?: unknown }>;
+  };
+  let lmStudioLists: { readAt: number; lists: Promise<LmStudioLists | undefined> } | undefined;
+  function readLmStudioLists(): Promise<LmStudioLists | undefined> {
+    if (lmStudioLists && performance.now() - lmStudioLists.readAt < 30_000) return lmStudioLists.lists;
     const headers: Record<string, string> = backend.apiKey ? { authorization: `Bearer ${backend.apiKey}` } : {};
     const read = async (route: string): Promise<unknown> => {
       const response = await baseFetch(`${serverRoot(backend.baseUrl)}${route}`, { headers, signal: AbortSignal.timeout(listTimeoutMs) });
       return response.ok ? response.json() : undefined;
     };
-    try {
-      const v1 = (await read('/api/v1/models')) as { models?: Array<{ key?: unknown; capabilities?: { vision?: unknown }; loaded_instances?: Array<{ id?: unknown }> }> } | undefined;
-      if (Array.isArray(v1?.models)) {
-        // The OpenAI-style list names a model by its key, or by a loaded instance's id (key:2).
-        const model = v1.models.find((candidate) => candidate.key === name || candidate.loaded_instances?.some((instance) => instance.id === name));
-        if (model) return model.capabilities?.vision === true;
+    const lists = (async (): Promise<LmStudioLists | undefined> => {
+      try {
+        const v1 = (await read('/api/v1/models')) as { models?: LmStudioLists['v1'] } | undefined;
+        if (Array.isArray(v1?.models)) return { v1: v1.models };
+        const v0 = (await read('/api/v0/models')) as { data?: LmStudioLists['v0'] } | undefined;
+        return Array.isArray(v0?.data) ? { v0: v0.data } : {};
+      } catch {
+        return undefined;
       }
-      const v0 = (await read('/api/v0/models')) as { data?: Array<{ id?: unknown; type?: unknown }> } | undefined;
-      const model = Array.isArray(v0?.data) ? v0.data.find((candidate) => candidate.id === name) : undefined;
-      return model ? model.type === 'vlm' : undefined;
-    } catch {
-      return undefined;
-    }
+    })();
+    lmStudioLists = { readAt: performance.now(), lists };
+    // Not answered: ask again next time rather than keep the failure for 30 s.
+    void lists.then((answer) => {
+      if (answer === undefined && lmStudioLists?.lists === lists) lmStudioLists = undefined;
+    });
+    return lists;
+  }
+
+  /** Whether LM Studio says this model sees; undefined when it says nothing of it, or did not answer. */
+  async function readLmStudioVision(name: string): Promise<{ answered: boolean; vision?: boolean }> {
+    const lists = await readLmStudioLists();
+    if (!lists) return { answered: false };
+    // The OpenAI-style list names a model by its key, or by a loaded instance's id (key:2).
+    const v1 = lists.v1?.find((candidate) => candidate.key === name || candidate.loaded_instances?.some((instance) => instance.id === name));
+    if (v1) return { answered: true, vision: v1.capabilities?.vision === true };
+    const v0 = lists.v0?.find((candidate) => candidate.id === name);
+    return { answered: true, ...(v0 ? { vision: v0.type === 'vlm' } : {}) };
   }
 
   async function describeModel(name: string): Promise<ModelDescription> {
@@ -229,14 +251,15 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     const listed = backend.visionModels.includes('*') || backend.visionModels.includes(name);
     // The person's list first; then what the server itself says (llama.cpp's /props, LM Studio's list).
     // (Not asked of a server that did not answer its model list: two more waits for nothing.)
-    const vision = listed || props.vision === true || (props.vision === undefined && answered && (await readLmStudioVision(name)) === true);
+    const lmStudio = listed || props.vision !== undefined || !answered ? undefined : await readLmStudioVision(name);
+    const vision = listed || props.vision === true || lmStudio?.vision === true;
     const description: ModelDescription = {
       name,
       capabilities: ['completion', ...(vision ? ['vision'] : [])],
       contextLength: contextLengths.get(name) ?? props.contextLength,
     };
-    // Asked while the server was down: decide again next time rather than keep a guess.
-    if (answered) descriptions.set(name, description);
+    // Asked while the server was down, or LM Studio's list did not come: decide again next time rather than keep a guess.
+    if (answered && lmStudio?.answered !== false) descriptions.set(name, description);
     return description;
   }
 

@@ -84,6 +84,8 @@ export interface OpenAiStandin {
   baseUrl: string;
   models: OpenAiStandinModel[];
   requests: RecordedOpenAiRequest[];
+  /** Every `METHOD /path` asked, in order (model lists, /props, chats). */
+  routesAsked: string[];
   enqueue(...replies: OpenAiScriptedReply[]): void;
   setHandler(handler: OpenAiReplyHandler | null): void;
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
@@ -108,6 +110,7 @@ export async function startOpenAiStandin(options: OpenAiStandinOptions = {}): Pr
 class Standin extends StandinServer<OpenAiScriptedReply, OpenAiReplyHandler, RecordedOpenAiRequest> implements OpenAiStandin {
   baseUrl = '';
   models: OpenAiStandinModel[];
+  routesAsked: string[] = [];
   private readonly ended = new Set<number>();
 
   constructor(private readonly options: OpenAiStandinOptions) {
@@ -138,6 +141,7 @@ class Standin extends StandinServer<OpenAiScriptedReply, OpenAiReplyHandler, Rec
       return sendError(response, 401, 'Invalid API Key', 'authentication_error', 401);
     }
     const route = `${request.method} ${path}`;
+    this.routesAsked.push(route);
     switch (route) {
       case 'GET /health':
         return sendJson(response, 200, { status: 'ok' });
