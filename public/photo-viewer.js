@@ -61,8 +61,11 @@
 
     dialog.append(bar, stage, steps);
     // A tap on the dark space around the photo closes, as on a phone's own gallery.
+    // The image box fills the stage and the photo is fitted inside it (object-fit: contain), so
+    // the bands beside the photo belong to the <img>: a tap there counts as outside the photo.
     dialog.addEventListener('click', (event) => {
-      if (event.target === dialog || event.target === stage) closeViewer(dialog);
+      const onBands = event.target === image && !onPaintedPhoto(image, event.clientX, event.clientY);
+      if (event.target === dialog || event.target === stage || onBands) closeViewer(dialog);
     });
     dialog.addEventListener('keydown', (event) => {
       if (event.key === 'ArrowLeft') step(-1);
@@ -85,6 +88,18 @@
     dialog.addEventListener('close', returnFocus);
     document.body.append(dialog);
     return dialog;
+  }
+
+  /** Whether a point is on the photo as painted inside its box (object-fit: contain). */
+  function onPaintedPhoto(image, x, y) {
+    const box = image.getBoundingClientRect();
+    if (!image.naturalWidth || !image.naturalHeight) return true;
+    const scale = Math.min(box.width / image.naturalWidth, box.height / image.naturalHeight);
+    const width = image.naturalWidth * scale;
+    const height = image.naturalHeight * scale;
+    const left = box.left + (box.width - width) / 2;
+    const top = box.top + (box.height - height) / 2;
+    return x >= left && x <= left + width && y >= top && y <= top + height;
   }
 
   function show() {

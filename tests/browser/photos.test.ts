@@ -355,6 +355,19 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
   state = await viewerState(page);
   assert.deepEqual([state.position, state.src.startsWith(`/attachments/${singleId}`)], ['Photo', true]);
   assert.equal(await page.locator('#photo-viewer .photo-viewer-steps').isVisible(), false);
+  // A landscape photo on a tall screen has dark bands above and below it: a tap on the photo
+  // keeps it open, a tap on a band closes, as in a phone's own gallery.
+  await waitFor(page, () => (document.querySelector('#photo-viewer .photo-viewer-image') as HTMLImageElement).naturalWidth === 1200);
+  const stage = (await image.boundingBox())!;
+  const paintedHeight = stage.width * (900 / 1200);
+  assert.ok(stage.height - paintedHeight > 80, `there are bands: ${JSON.stringify(stage)}`);
+  await page.touchscreen.tap(stage.x + stage.width / 2, stage.y + stage.height / 2);
+  assert.equal((await viewerState(page)).open, true, 'a tap on the photo keeps it open');
+  await page.touchscreen.tap(stage.x + stage.width / 2, stage.y + (stage.height - paintedHeight) / 4);
+  await waitFor(page, () => !(document.getElementById('photo-viewer') as HTMLDialogElement).open);
+  await waitFor(page, (label) => document.activeElement?.getAttribute('aria-label') === label, 'Open photo (1200×900)');
+  await thumbnails.nth(3).tap();
+  await waitFor(page, () => (document.getElementById('photo-viewer') as HTMLDialogElement).open);
   await page.locator('#photo-viewer .photo-viewer-close').tap();
   state = await viewerState(page);
   assert.deepEqual([state.open, state.focus], [false, 'Open photo (1200×900)']);
