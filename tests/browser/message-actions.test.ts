@@ -141,16 +141,15 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
   await editor.fill('Say <b>hello</b> instead');
   await assertTapTarget(page.locator('.message-edit-save'), 'Save & send');
   await screenshot(page, 'message-actions-editing');
-  testApp.standin.enqueue({ content: 'Hello there, friend!', chunkDelayMs: 60 });
+  // Slow enough (three chunks, 0.4 s apart) that the page is surely seen streaming.
+  testApp.standin.enqueue({ content: 'Hello there, friend!', chunkDelayMs: 400 });
   await page.locator('.message-edit-save').tap();
   await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
   // While the new reply streams, nothing that reshapes the thread can be tapped.
-  // (The page sets its streaming state in the frame after the reply's first swap: read both at once.)
-  await waitFor(page, () => document.body.classList.contains('is-streaming')
-    || document.querySelector('#chat-thread .chat-message-assistant:last-of-type')?.getAttribute('data-status') !== 'streaming');
+  await waitFor(page, () => document.body.classList.contains('is-streaming'));
   assert.ok(await page.evaluate(() => {
     const earlier = document.querySelector('#chat-thread .message-version-earlier');
-    return !document.body.classList.contains('is-streaming') || (earlier instanceof HTMLElement && earlier.offsetParent === null);
+    return document.body.classList.contains('is-streaming') && earlier instanceof HTMLElement && earlier.offsetParent === null;
   }), 'versions wait while a reply streams');
   assert.equal(await waitForReplyEnd(page), 'complete');
   assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Hello there, friend!');
