@@ -214,12 +214,21 @@
       if (first) values.shownFrom = first.id.replace('message-', '');
       keepPlaceOfVersion(Number(values.messageId), String(values.direction));
     }
-    else if (values.type === 'edit' || values.type === 'regenerate') followNewReply();
+    else if (values.type === 'edit' || values.type === 'regenerate') followNewReply(Number(values.messageId));
   });
 
+  /**
+   * The server answers a change with the whole thread re-rendered, which takes this message's
+   * element out: only that swap counts, not a page of earlier messages or a refusal landing first.
+   */
+  function threadReplaced(messageId) {
+    const element = document.getElementById(`message-${messageId}`);
+    return () => !element?.isConnected;
+  }
+
   /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
-  function followNewReply() {
-    afterThreadChange((element) => { element.scrollTop = element.scrollHeight; });
+  function followNewReply(messageId) {
+    afterThreadChange((element) => { element.scrollTop = element.scrollHeight; }, threadReplaced(messageId));
   }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
@@ -254,7 +263,7 @@
       const other = versions.querySelector(direction === 'earlier' ? '.message-version-later' : '.message-version-earlier');
       (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
       announce(versions.getAttribute('aria-label') ?? '');
-    });
+    }, threadReplaced(messageId));
   }
 
   function watchThread() {

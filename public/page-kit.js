@@ -33,12 +33,14 @@
 
   /**
    * Runs `change(thread)` once, when the thread's children next change (a swap landed: htmx fires
-   * its after-swap events on the detached element it replaced). Forgotten after 5 s.
+   * its after-swap events on the detached element it replaced) and `when()` holds: another swap
+   * may land first (a page of earlier messages, an error notice). Forgotten after 5 s.
    */
-  function afterThreadChange(change) {
+  function afterThreadChange(change, when = () => true) {
     const element = thread();
     if (!element) return;
     const observer = new MutationObserver(() => {
+      if (!when()) return;
       observer.disconnect();
       change(element);
     });
