@@ -177,15 +177,23 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     return names.sort((a, b) => a.localeCompare(b));
   }
 
+  /**
+   * A JSON answer from the server's own API beside the OpenAI one (llama.cpp's /props, LM Studio's
+   * model lists): undefined when the server has no such route; throws when it does not answer.
+   */
+  async function readServerJson(route: string): Promise<unknown> {
+    const response = await baseFetch(`${serverRoot(backend.baseUrl)}${route}`, {
+      headers: backend.apiKey ? { authorization: `Bearer ${backend.apiKey}` } : {},
+      signal: AbortSignal.timeout(listTimeoutMs),
+    });
+    return response.ok ? response.json() : undefined;
+  }
+
   /** llama.cpp's /props: the context it was started with, and whether it loaded a vision projector. */
   async function readLlamaCppProps(): Promise<{ contextLength?: number; vision?: boolean }> {
     try {
-      const response = await baseFetch(`${serverRoot(backend.baseUrl)}/props`, {
-        headers: backend.apiKey ? { authorization: `Bearer ${backend.apiKey}` } : {},
-        signal: AbortSignal.timeout(listTimeoutMs),
-      });
-      if (!response.ok) return {};
-      const props = (await response.json()) as { default_generation_settings?: { n_ctx?: unknown }; n_ctx?: unknown; modalities?: { vision?: unknown } };
+      const props = (await readServerJson('/props')) as { default_generation_settings?: { n_ctx?: unknown }; n_ctx?: unknown; modalities?: { vision?: unknown } } | undefined;
+      if (!props) return {};
       const contextLength = Number(props.default_generation_settings?.n_ctx ?? props.n_ctx);
       return {
         ...(Number.isFinite(contextLength) && contextLength > 0 ? { contextLength } : {}),
@@ -209,16 +217,11 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
   let lmStudioLists: { readAt: number; lists: Promise<LmStudioLists | undefined> } | undefined;
   function readLmStudioLists(): Promise<LmStudioLists | undefined> {
     if (lmStudioLists && performance.now() - lmStudioLists.readAt < 30_000) return lmStudioLists.lists;
-    const headers: Record<string, string> = backend.apiKey ? { authorization: `Bearer ${backend.apiKey}` } : {};
-    const read = async (route: string): Promise<unknown> => {
-      const response = await baseFetch(`${serverRoot(backend.baseUrl)}${route}`, { headers, signal: AbortSignal.timeout(listTimeoutMs) });
-      return response.ok ? response.json() : undefined;
-    };
     const lists = (async (): Promise<LmStudioLists | undefined> => {
       try {
-        const v1 = (await read('/api/v1/models')) as { models?: LmStudioLists['v1'] } | undefined;
+        const v1 = (await readServerJson('/api/v1/models')) as { models?: LmStudioLists['v1'] } | undefined;
         if (Array.isArray(v1?.models)) return { v1: v1.models };
-        const v0 = (await read('/api/v0/models')) as { data?: LmStudioLists['v0'] } | undefined;
+        const v0 = (await readServerJson('/api/v0/models')) as { data?: LmStudioLists['v0'] } | undefined;
         return Array.isArray(v0?.data) ? { v0: v0.data } : {};
       } catch {
         return undefined;
