@@ -382,7 +382,6 @@ test('socket: switching versions of a message far up the chat shows the window a
   const { openChatSocket } = await import('./support/test-app.js');
   const page = await openChatSocket(baseUrl, cookies, String(id));
   t.after(() => page.close());
-  const shown = (html: string) => [...html.matchAll(/<article[^>]* id="message-(\d+)"/g)].map((match) => Number(match[1]));
 
   // To the edit: the thread is short now (20 messages, the edit and its answer), all of it shown.
   page.send({ type: 'version', messageId: ids[20], direction: 'later' });
@@ -394,7 +393,7 @@ test('socket: switching versions of a message far up the chat shows the window a
   // message above the switched one, as a search match opens, with loaders above and below.
   page.send({ type: 'version', messageId: edited.id, direction: 'earlier' });
   const back = await nextThread(page, 1);
-  const window = shown(back);
+  const window = shownIds(back);
   assert.ok(window.length <= 40, `one page (${window.length} messages)`);
   assert.ok(window.includes(ids[19]!) && window.includes(ids[20]!), 'the switched message and the one above it are shown');
   assert.deepEqual(window, ids.slice(ids.indexOf(window[0]!), ids.indexOf(window.at(-1)!) + 1), 'a contiguous stretch of the thread');
@@ -409,7 +408,7 @@ test('socket: switching versions of a message far up the chat shows the window a
   page.send({ type: 'version', messageId: ids[20], direction: 'later' });
   await nextThread(page, 2);
   page.send({ type: 'version', messageId: edited.id, direction: 'earlier', shownFrom: ids[2] });
-  const kept = shown(await nextThread(page, 3));
+  const kept = shownIds(await nextThread(page, 3));
   assert.equal(kept[0], ids[2], 'the earlier pages the page showed are kept');
   assert.deepEqual(kept, ids.slice(2, ids.indexOf(kept.at(-1)!) + 1));
   assert.ok(kept.at(-1)! > ids[30]! && kept.at(-1)! < ids[100]!, 'a page below the switch, not the 480 messages to the end');
@@ -419,7 +418,7 @@ test('socket: switching versions of a message far up the chat shows the window a
     page.send({ type: 'version', messageId: ids[20], direction: 'later' });
     await nextThread(page, threadSwaps(page));
     page.send({ type: 'version', messageId: edited.id, direction: 'earlier', shownFrom });
-    assert.deepEqual(shown(await nextThread(page, threadSwaps(page))), window, `shownFrom ${shownFrom}: the window around the switch`);
+    assert.deepEqual(shownIds(await nextThread(page, threadSwaps(page))), window, `shownFrom ${shownFrom}: the window around the switch`);
   }
 });
 

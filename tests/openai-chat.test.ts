@@ -8,6 +8,7 @@ import { startOllamaStandin, type OllamaStandin } from './support/ollama-standin
 import { startOpenAiStandin, type OpenAiStandin, type OpenAiStandinOptions } from './support/openai-standin.js';
 import { csrfTokenFrom, startChatHarness, type ChatHarness } from './support/test-app.js';
 import { smallJpeg, solidPng } from './support/test-photos.js';
+import { uploadPhoto } from './support/photo-upload.js';
 
 const qwen = '@gpu-box/Qwen/Qwen2.5-7B-Instruct';
 
@@ -299,7 +300,7 @@ test('photos reach an OpenAI-compatible vision model as image_url data URLs besi
   assert.match(page.body, /<option value="@gpu-box\/Qwen\/Qwen2\.5-7B-Instruct">/);
   const token = csrfTokenFrom(page.body);
   const upload = async (bytes: Buffer) => {
-    const response = await app.inject({ method: 'POST', url: '/attachments', headers: { cookie: cookies, 'x-csrf-token': token, 'content-type': 'image/jpeg' }, payload: bytes });
+    const response = await uploadPhoto(app, { cookie: cookies, token }, bytes);
     assert.equal(response.statusCode, 201, response.body);
     return response.json().id as number;
   };
@@ -331,7 +332,7 @@ test('a model on an OpenAI-compatible server that cannot see is refused in plain
   const { socket, openai, store, app, cookies } = await startTwoServerChat(t, { backend: { visionModels: ['gemma-3-4b-it'] } });
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
   const token = csrfTokenFrom(page.body);
-  const id = (await app.inject({ method: 'POST', url: '/attachments', headers: { cookie: cookies, 'x-csrf-token': token, 'content-type': 'image/jpeg' }, payload: smallJpeg })).json().id;
+  const id = (await uploadPhoto(app, { cookie: cookies, token }, smallJpeg)).json().id;
   socket.send({ type: 'send', message: 'Look', conversationId: '', model: qwen, attachments: String(id) });
   const refusal = await socket.waitFor((message) => String(message.content).includes('chat-error'));
   assert.match(String(refusal.content), /Qwen\/Qwen2\.5-7B-Instruct cannot see photos\. Models here that can: gemma-3-4b-it/);
@@ -343,7 +344,7 @@ test('with no model anywhere that can see, the refusal says how to get one on ei
   const { socket, openai, app, cookies } = await startTwoServerChat(t);
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
   const token = csrfTokenFrom(page.body);
-  const id = (await app.inject({ method: 'POST', url: '/attachments', headers: { cookie: cookies, 'x-csrf-token': token, 'content-type': 'image/jpeg' }, payload: smallJpeg })).json().id;
+  const id = (await uploadPhoto(app, { cookie: cookies, token }, smallJpeg)).json().id;
   socket.send({ type: 'send', message: 'Look', conversationId: '', model: qwen, attachments: String(id) });
   const refusal = await socket.waitFor((message) => String(message.content).includes('chat-error'));
   const words = 'Qwen/Qwen2.5-7B-Instruct cannot see photos, and no model here can. Remove the photos, or add a model that can see: in Ollama, for example ollama pull gemma3; on another model server, load a vision model there and name it in OPENAI_VISION_MODELS (or visionModels in OPENAI_BACKENDS).';

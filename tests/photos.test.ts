@@ -15,6 +15,7 @@ import { createAttachmentStore } from '../src/storage/attachment-store.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { defaultModels } from './support/ollama-standin.js';
 import { buildTestApp, csrfTokenFrom, startChatHarness, type TestApp } from './support/test-app.js';
+import { uploadPhoto } from './support/photo-upload.js';
 import { smallJpeg, solidPng } from './support/test-photos.js';
 
 const visionModels = () => [...defaultModels(), { name: 'llava:latest', capabilities: ['completion', 'vision'] }, { name: 'gemma3:latest', capabilities: ['completion', 'vision'] }];
@@ -26,21 +27,12 @@ async function loggedIn(testApp: TestApp): Promise<{ cookie: string; token: stri
   return { cookie, token: csrfTokenFrom(page.body) };
 }
 
-async function upload(testApp: TestApp, session: { cookie: string; token: string }, body: Buffer, type = 'image/jpeg') {
-  return testApp.app.inject({
-    method: 'POST',
-    url: '/attachments',
-    headers: { cookie: session.cookie, 'x-csrf-token': session.token, 'content-type': type },
-    payload: body,
-  });
-}
-
 const countAttachments = (testApp: TestApp) => (testApp.database.prepare('SELECT count(*) AS count FROM attachments').get() as { count: number }).count;
 
 test('a photo uploads, is stored with its size, and is served only to a logged-in session', async (t) => {
   const testApp = await buildTestApp(t);
   const session = await loggedIn(testApp);
-  const response = await upload(testApp, session, smallJpeg);
+  const response = await uploadPhoto(testApp.app, session, smallJpeg);
   assert.equal(response.statusCode, 201, response.body);
   const uploaded = response.json() as { id: number; url: string; width: number; height: number; size: number };
   assert.deepEqual({ width: uploaded.width, height: uploaded.height, size: uploaded.size }, { width: 12, height: 8, size: smallJpeg.length });
@@ -98,27 +90,27 @@ test('what is not a usable photo gets a clear message: not an image, too many by
   const session = await loggedIn(testApp);
 
   // The Content-Type says JPEG; the bytes say otherwise.
-  const text = await upload(testApp, session, Buffer.from('<html><script>alert(1)</script></html>'));
+  const text = await uploadPhoto(testApp.app, session, Buffer.from('<html><script>alert(1)</script></html>'));
   assert.equal(text.statusCode, 415);
   assert.equal(text.json().error, 'That file is not a photo. Attach a JPEG, PNG or WebP image.');
-  const pdf = await upload(testApp, session, Buffer.from('%PDF-1.7 ...'), 'application/pdf');
+  const pdf = await uploadPhoto(testApp.app, session, Buffer.from('%PDF-1.7 ...'), 'application/pdf');
   assert.equal(pdf.statusCode, 415);
   // The right magic bytes, then nothing readable.
-  const damaged = await upload(testApp, session, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]));
+  const damaged = await uploadPhoto(testApp.app, session, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]));
   assert.equal(damaged.statusCode, 400);
   assert.match(damaged.json().error, /could not be read/);
 
   const huge = Buffer.concat([smallJpeg, Buffer.alloc(9 * 1024 * 1024)]);
-  const tooBig = await upload(testApp, session, huge);
+  const tooBig = await uploadPhoto(testApp.app, session, huge);
   assert.equal(tooBig.statusCode, 413);
   assert.equal(tooBig.json().error, 'That photo is 9.0 MB; the limit is 8 MB.');
 
-  const tooManyPixels = await upload(testApp, session, solidPng(6000, 4000, { headerOnly: true }), 'image/png');
+  const tooManyPixels = await uploadPhoto(testApp.app, session, solidPng(6000, 4000, { headerOnly: true }), 'image/png');
   assert.equal(tooManyPixels.statusCode, 413);
   assert.equal(tooManyPixels.json().error, 'That photo is 6,000×4,000 px; the limit is 4,096 px on its long side.');
 
   // A real PNG is fine, and is stored as PNG whatever the request said.
-  const png = await upload(testApp, session, solidPng(30, 20), 'image/jpeg');
+  const png = await uploadPhoto(testApp.app, session, solidPng(30, 20), 'image/jpeg');
   assert.equal(png.statusCode, 201, png.body);
   const served = await testApp.app.inject({ url: `/attachments/${png.json().id}`, headers: { cookie: session.cookie } });
   assert.equal(served.headers['content-type'], 'image/png');
@@ -130,8 +122,8 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
   const { socket, standin, store, app, cookies } = harness;
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
   const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
-  const first = (await upload(harness, session, smallJpeg)).json().id as number;
-  const second = (await upload(harness, session, solidPng(30, 20), 'image/png')).json().id as number;
+  const first = (await uploadPhoto(harness.app, session, smallJpeg)).json().id as number;
+  const second = (await uploadPhoto(harness.app, session, solidPng(30, 20), 'image/png')).json().id as number;
   const putThumbnail = (id: number, body: Buffer) =>
     app.inject({ method: 'PUT', url: `/attachments/${id}/thumbnail`, headers: { cookie: cookies, 'x-csrf-token': session.token, 'content-type': 'image/jpeg' }, payload: body });
   assert.equal((await putThumbnail(first, smallJpeg)).statusCode, 204);
@@ -207,7 +199,7 @@ test('a model without vision is refused before anything is saved, naming the mod
   assert.match(page.body, /<option value="llama3.2:latest">/);
   assert.match(page.body, /data-photo-refusal="\{model\} cannot see photos. Models here that can: gemma3, llava"/);
 
-  const id = (await upload(harness, session, smallJpeg)).json().id as number;
+  const id = (await uploadPhoto(harness.app, session, smallJpeg)).json().id as number;
   socket.send({ type: 'send', message: 'Look', conversationId: '', model: 'llama3.2:latest', attachments: String(id) });
   const refusal = await socket.waitFor((message) => message.target === '#chat-thread' && String(message.content).includes('chat-error'));
   assert.match(String(refusal.content), new RegExp(expected));
@@ -248,7 +240,7 @@ test('too many photos for one message, or one already sent, is refused with a me
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
   const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
   const ids: number[] = [];
-  for (let index = 0; index < 5; index++) ids.push((await upload(harness, session, smallJpeg)).json().id);
+  for (let index = 0; index < 5; index++) ids.push((await uploadPhoto(harness.app, session, smallJpeg)).json().id);
 
   socket.send({ type: 'send', message: 'All of them', conversationId: '', model: 'llava:latest', attachments: ids.join(',') });
   const tooMany = await socket.waitFor((message) => String(message.content).includes('chat-error'));
@@ -279,7 +271,7 @@ test('writing a reply to photos again needs a model that can see them; the photo
   const { socket, standin, store, app, cookies } = harness;
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
   const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
-  const photo = (await upload(harness, session, smallJpeg)).json().id as number;
+  const photo = (await uploadPhoto(harness.app, session, smallJpeg)).json().id as number;
   standin.enqueue({ content: 'A gradient.' }, { content: 'You are welcome.' }, { content: 'A soft gradient, red to blue.' });
   socket.send({ type: 'send', message: 'What is this?', conversationId: '', model: 'llava:latest', attachments: String(photo) });
   await harness.turnFinished();
