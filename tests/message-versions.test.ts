@@ -17,6 +17,7 @@ import { createConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createToolCallStore } from '../src/storage/tool-call-store.js';
 import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
+import { addNumberedLines } from './support/numbered-lines.js';
 
 function openStore(t: TestContext) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-versions-'));
@@ -123,8 +124,7 @@ test('reader: a page shows every message\'s versions from one read, not one per 
   });
   const store = createConversationStore(database);
   const { id } = store.createConversation('Reader', 'llama3');
-  const ids: number[] = [];
-  for (let index = 1; index <= 60; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  const ids = addNumberedLines(store, id, 60);
   // The last reply written again: 2 versions on it, none elsewhere.
   store.branchFrom(id, ids[59]!, 'assistant', 'line 60 again');
   const reads = { one: 0, many: 0 };
@@ -372,8 +372,7 @@ test('socket: an edit with <script> stays text, and a page showing an old versio
 test('socket: switching versions of a message far up the chat shows the window around it, however far up', async (t) => {
   const { socket, store, baseUrl, cookies } = await startChatHarness(t);
   const { id } = store.createConversation('Long', 'llama3');
-  const ids: number[] = [];
-  for (let index = 1; index <= 500; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  const ids = addNumberedLines(store, id, 500);
   // Message 21 (a question 480 messages above the newest) gets a second version, then the first is shown again.
   const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
   store.addMessage(id, 'assistant', 'answer to the edit');

@@ -13,6 +13,7 @@ import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { addNumberedLines } from '../support/numbered-lines.js';
 
 let browser: Browser;
 before(async () => {
@@ -274,8 +275,7 @@ test('phone: a version switch far up a long chat keeps the person at the switche
   const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
   const store = createConversationStore(testApp.database);
   const { id } = store.createConversation('Long', 'llama3.2:latest');
-  const ids: number[] = [];
-  for (let index = 1; index <= 500; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  const ids = addNumberedLines(store, id, 500);
   // Message 21, 480 messages above the newest, has a second version; the first is shown.
   const edited = store.branchFrom(id, ids[20]!, 'user', 'line 21 edited');
   store.addMessage(id, 'assistant', 'answer to the edit');
@@ -325,8 +325,7 @@ test('phone: a version switch keeps the earlier pages the person had loaded', as
   const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
   const store = createConversationStore(testApp.database);
   const { id } = store.createConversation('Scrolled up', 'llama3.2:latest');
-  const ids: number[] = [];
-  for (let index = 1; index <= 120; index++) ids.push(store.addMessage(id, index % 2 ? 'user' : 'assistant', `line ${index}`).id);
+  const ids = addNumberedLines(store, id, 120);
   // Message 41 has a second version, shown, with 30 messages after it: 71 in the thread.
   const edited = store.branchFrom(id, ids[40]!, 'user', 'line 41 edited');
   for (let index = 1; index <= 30; index++) store.addMessage(id, index % 2 ? 'assistant' : 'user', `after the edit ${index}`);
