@@ -103,16 +103,30 @@
     element.style.height = `${Math.min(element.scrollHeight, window.innerHeight * 0.4)}px`;
   }
 
+  // The new chat's address is for a reload or a bookmark, not for reading the reply: it is set
+  // when the page has a moment (at the latest after a second). A page's first address change can
+  // take several ms, and a fast reply keeps a phone busy from its first words to its end.
+  function showAddressSoon(url) {
+    const show = () => {
+      if (location.pathname + location.search !== url) history.replaceState(null, '', url);
+    };
+    if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(show, { timeout: 1000 });
+    else setTimeout(show, 0);
+  }
+
   function handleServerEvent(data) {
     if (data.event === 'message-accepted') {
-      input().value = '';
-      growInput();
+      const element = input();
+      element.value = '';
+      // Empty, the box is one row, its CSS height: no need to measure it (that would lay out the
+      // page while the reply's first words are on their way).
+      element.style.height = '';
       body.classList.remove('is-sending');
       document.getElementById('chat-empty')?.remove();
       stickToBottom = true;
     } else if (data.event === 'conversation-started') {
       conversationField().value = String(data.conversationId);
-      history.replaceState(null, '', data.url);
+      showAddressSoon(data.url);
       document.querySelector('#history-list .history-empty')?.remove();
       document.querySelectorAll('.history-item-current').forEach((item) => item.classList.remove('history-item-current'));
     }
