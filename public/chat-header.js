@@ -60,7 +60,8 @@
     if (atBottom) unseenMessages = false;
     const show = !atBottom && (body.classList.contains('is-streaming') || unseenMessages);
     if (show) button.style.setProperty('--form-height', `${byId('chat-form')?.offsetHeight ?? 62}px`);
-    button.hidden = !show;
+    // Only when it changes: writing the attribute restyles the button, once per frame while a reply streams.
+    if (button.hidden !== !show) button.hidden = !show;
   }
 
   function jumpToLatest() {

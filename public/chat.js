@@ -77,23 +77,47 @@
     piece.append(document.createTextNode(text));
     element.append(piece);
   }
-  function appendStreamedText(data) {
-    if (typeof data.target !== 'string' || !data.target.startsWith('#') || typeof data.text !== 'string') return;
-    const element = document.getElementById(data.target.slice(1));
-    if (!element || !data.text) return;
+  function appendStreamedText(target, text) {
+    const element = document.getElementById(target.slice(1));
+    if (!element) return;
     const last = element.lastChild;
     // The text so far: straight in the element (as the server rendered it) or in the last piece.
     const tail = last?.nodeType === Node.TEXT_NODE ? last : last?.classList?.contains('chat-stream-piece') ? last.lastChild : null;
-    if (!tail) newStreamPiece(element, data.text);
+    if (!tail) newStreamPiece(element, text);
     else {
-      const lineEnd = tail.length >= streamPieceCharacters ? data.text.indexOf('\n') : -1;
-      if (lineEnd < 0) tail.appendData(data.text);
+      const lineEnd = tail.length >= streamPieceCharacters ? text.indexOf('\n') : -1;
+      if (lineEnd < 0) tail.appendData(text);
       else {
-        tail.appendData(data.text.slice(0, lineEnd + 1));
-        newStreamPiece(element, data.text.slice(lineEnd + 1));
+        tail.appendData(text.slice(0, lineEnd + 1));
+        newStreamPiece(element, text.slice(lineEnd + 1));
       }
     }
     scrollToEndSoon();
+  }
+
+  // Each change of the text costs the page a layout and a paint, and on a slow phone the socket's
+  // next messages wait behind them: a fast reply's text is put on the page at most every
+  // streamTextIntervalMs (20 times a second), with whatever came in between. Any other message
+  // from the socket puts the waiting text in first (showWaitingText), so the order stays as sent.
+  const streamTextIntervalMs = 50;
+  const waitingText = new Map();
+  let waitingTimer;
+  let lastTextShown = Number.NEGATIVE_INFINITY;
+  function showWaitingText() {
+    clearTimeout(waitingTimer);
+    waitingTimer = undefined;
+    if (waitingText.size === 0) return;
+    lastTextShown = performance.now();
+    for (const [target, text] of waitingText) appendStreamedText(target, text);
+    waitingText.clear();
+  }
+  function queueStreamedText(data) {
+    if (typeof data.target !== 'string' || !data.target.startsWith('#') || typeof data.text !== 'string' || !data.text) return;
+    waitingText.set(data.target, (waitingText.get(data.target) ?? '') + data.text);
+    if (waitingTimer !== undefined) return;
+    const wait = lastTextShown + streamTextIntervalMs - performance.now();
+    if (wait <= 0) showWaitingText();
+    else waitingTimer = setTimeout(showWaitingText, wait);
   }
 
   function growInput() {
@@ -103,16 +127,30 @@
     element.style.height = `${Math.min(element.scrollHeight, window.innerHeight * 0.4)}px`;
   }
 
+  // The new chat's address is for a reload or a bookmark, not for reading the reply: it is set
+  // when the page has a moment (at the latest after a second). A page's first address change can
+  // take several ms, and a fast reply keeps a phone busy from its first words to its end.
+  function showAddressSoon(url) {
+    const show = () => {
+      if (location.pathname + location.search !== url) history.replaceState(null, '', url);
+    };
+    if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(show, { timeout: 1000 });
+    else setTimeout(show, 0);
+  }
+
   function handleServerEvent(data) {
     if (data.event === 'message-accepted') {
-      input().value = '';
-      growInput();
+      const element = input();
+      element.value = '';
+      // Empty, the box is one row, its CSS height: no need to measure it (that would lay out the
+      // page while the reply's first words are on their way).
+      element.style.height = '';
       body.classList.remove('is-sending');
       document.getElementById('chat-empty')?.remove();
       stickToBottom = true;
     } else if (data.event === 'conversation-started') {
       conversationField().value = String(data.conversationId);
-      history.replaceState(null, '', data.url);
+      showAddressSoon(data.url);
       document.querySelector('#history-list .history-empty')?.remove();
       document.querySelectorAll('.history-item-current').forEach((item) => item.classList.remove('history-item-current'));
     }
@@ -120,6 +158,9 @@
 
   document.addEventListener('htmx:ws:before:message:incoming', (event) => {
     const data = event.detail.message.data;
+    const isAppend = typeof data === 'string' && data.startsWith('{"event":"append"');
+    // A swap or an event may need the text sent before it (a tool card after its words).
+    if (!isAppend) showWaitingText();
     if (typeof data !== 'string' || !data.startsWith('{"event"')) return;
     let parsed;
     try {
@@ -128,7 +169,7 @@
       return; // Not ours: let htmx handle it.
     }
     if (parsed.event === 'append') {
-      appendStreamedText(parsed);
+      queueStreamedText(parsed);
       // Handled: htmx need not parse it again nor fire its after-events for every frame.
       event.detail.cancelled = true;
       event.preventDefault();
