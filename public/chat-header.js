@@ -47,8 +47,7 @@
   }
 
   // ---- Jump to latest -------------------------------------------------------------------------
-  /** True while the page shows a window away from the newest end (opened at a search match). */
-  const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
+  const { isPartialWindow } = hearth;
   let unseenMessages = false;
 
   /** `nearBottom`: measured already in this frame; read here when not given. */

@@ -24,10 +24,10 @@
   }
 
   /** New text at the end is followed unless the person scrolled up, or the page shows a window that does not reach the end. */
-  function followsEnd(element) {
+  function followsEnd() {
     // A window opened at a search match does not reach the newest end: following it down would
     // reveal the loader below and pour in pages the person did not scroll to.
-    return stickToBottom && !element.querySelector('.load-later');
+    return stickToBottom && !hearth.isPartialWindow();
   }
 
   // Streamed text and the person's scrolling are dealt with in the page's frame loop (page-kit.js):
@@ -55,7 +55,7 @@
     }
     if (contentChanged) {
       contentChanged = false;
-      if (followsEnd(frame.thread)) frame.scrollToEnd();
+      if (followsEnd()) frame.scrollToEnd();
     }
     lastTop = frame.position().top;
   });

@@ -48,6 +48,12 @@
     setTimeout(() => observer.disconnect(), 5000);
   }
 
+  /**
+   * The page shows a window of the chat that does not reach its newest end (opened at a search
+   * match, or after a version switch far up): the loader below is still there.
+   */
+  const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
+
   /** The end of the thread is (nearly) in sight. */
   const isNearBottom = (element) => element.scrollHeight - element.scrollTop - element.clientHeight < 80;
 
@@ -94,5 +100,5 @@
     }, { passive: true });
   });
 
-  window.hearth = Object.freeze({ announce, csrfToken, postJson, afterThreadChange, isNearBottom, onFrame, requestFrame });
+  window.hearth = Object.freeze({ announce, csrfToken, postJson, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
 })();
