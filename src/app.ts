@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import compress from '@fastify/compress';
 import formBody from '@fastify/formbody';
-import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './auth/auth-guard.js';
 import { preventCaching, registerAuthRoutes } from './auth/auth-routes.js';
@@ -25,6 +24,7 @@ import { registerAppInstallRoutes } from './http/app-install-routes.js';
 import { registerErrorHandlers } from './http/error-handlers.js';
 import { registerProxyNotice } from './http/proxy-notice.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerSocketsWithShutdown } from './http/shutdown.js';
 import { registerSessions } from './http/sessions.js';
 import { registerStaticFiles } from './http/static-files.js';
 import { createTemplates, registerViews } from './http/views.js';
@@ -204,7 +204,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerViews(app, templates);
   await registerStaticFiles(app, projectRoot);
   registerAppInstallRoutes(app, { projectRoot });
-  await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
+  await registerSocketsWithShutdown(app, { stopReplies: () => hub.stopAll(), socketOptions: { maxPayload: 4 * 1024 * 1024 } });
   registerErrorHandlers(app);
   // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
   const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, dependencies: dependencies.localTls });
@@ -249,7 +249,6 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
 
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer);
-    await hub.stopAll();
     unlinkMcp();
     await mcp.servers.close();
     await markdown.close();
