@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { messagePageSize } from '../src/chat/chat-routes.js';
+import { estimateTokens } from '../src/llm/history.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { createToolCallStore } from '../src/storage/tool-call-store.js';
-import { buildTestApp } from './support/test-app.js';
+import { buildTestApp, openChatSocket } from './support/test-app.js';
 
 /** A conversation of `count` messages, alternating user and assistant, numbered from 1 in their text. */
 function seedConversation(harness: Awaited<ReturnType<typeof buildTestApp>>, count: number) {
@@ -103,4 +104,61 @@ test('earlier messages are for the logged-in person only', async (t) => {
   const fromHtmx = await harness.app.inject({ method: 'GET', url, headers: { 'hx-request': 'true' } });
   assert.equal(fromHtmx.statusCode, 401);
   assert.ok(!fromHtmx.body.includes('message number'));
+});
+
+test('a reply finds where its history starts from the newest messages, counting only what is shown', async (t) => {
+  const harness = await buildTestApp(t);
+  const store = createConversationStore(harness.database);
+  const conversation = store.createConversation('Lengths', 'llama3');
+  const ids = Array.from({ length: 6 }, (_, index) => store.addMessage(conversation.id, index % 2 === 0 ? 'user' : 'assistant', 'x'.repeat(100)).id);
+  assert.equal(store.historyStart(conversation.id, 250), ids[3], 'the third newest reaches 250 characters');
+  assert.equal(store.historyStart(conversation.id, 300), ids[3]);
+  assert.equal(store.historyStart(conversation.id, 301), ids[2]);
+  assert.equal(store.historyStart(conversation.id, 10_000), 0, 'a shorter thread is read whole');
+  // An edit of the fifth message hides it and the sixth (kept as an earlier version): they do not count.
+  const edited = store.branchFrom(conversation.id, ids[4]!, 'user', 'y'.repeat(10));
+  assert.equal(store.historyStart(conversation.id, 250), ids[1]);
+  assert.equal(store.historyStart(conversation.id, 10), edited.id);
+});
+
+test('a reply in a 3,000-message chat sends the model the newest turns that fill its window, with their tool results', async (t) => {
+  const harness = await buildTestApp(t);
+  const cookies = await harness.login();
+  const baseUrl = await harness.listen();
+  const store = createConversationStore(harness.database);
+  const toolCalls = createToolCallStore(harness.database);
+  const conversation = store.createConversation('A very long chat', 'llama3.2:latest');
+  const filler = ' and then some more words about the day'.repeat(16);
+  const ids: number[] = [];
+  harness.database.transaction(() => {
+    for (let number = 1; number <= 3000; number++) {
+      const role = number % 2 === 1 ? 'user' : 'assistant';
+      ids.push(store.addMessage(conversation.id, role, `message number ${number}${filler}`).id);
+    }
+  })();
+  for (const [messageId, result] of [[ids[1]!, 'OLDEST RESULT'], [ids[2997]!, 'RECENT RESULT']] as const) {
+    const call = toolCalls.add(messageId, conversation.id, 'calculator', '{"expression":"1+1"}', 'running');
+    toolCalls.finish(call.id, 'done', result, 3);
+  }
+
+  const socket = await openChatSocket(baseUrl, cookies, String(conversation.id));
+  t.after(() => socket.close());
+  socket.send({ type: 'send', message: 'What now?', conversationId: String(conversation.id) });
+  await socket.waitFor((message) => message.event === 'reply-finished', 8000);
+
+  const [system, ...turns] = harness.standin.requests[0]!.messages;
+  assert.equal(system!.role, 'system');
+  assert.equal(turns[0]!.role, 'user', 'the history starts with a person’s turn');
+  assert.match(turns.at(-1)!.content, /What now\?$/);
+  const numbers = turns.flatMap((turn) => [...turn.content.matchAll(/message number (\d+) /g)].map((match) => Number(match[1])));
+  const oldest = numbers[0]!;
+  assert.deepEqual(numbers, Array.from({ length: 3000 - oldest + 1 }, (_, index) => oldest + index), 'the newest messages, in order, none missing');
+  assert.ok(turns.some((turn) => turn.content.includes('RECENT RESULT')), 'a recent tool result goes with its turn');
+  assert.ok(!turns.some((turn) => turn.content.includes('OLDEST RESULT')));
+  // Filled, not cut short: two more of the older messages would not have fitted the window.
+  const budget = 8192 - 1024 - estimateTokens(system!.content);
+  const sent = turns.reduce((sum, turn) => sum + estimateTokens(turn.content), 0);
+  const olderMessage = estimateTokens(`message number 1${filler}`);
+  assert.ok(sent <= budget, `${sent} tokens sent, ${budget} allowed`);
+  assert.ok(sent + 2 * olderMessage > budget, `${sent} tokens sent leave room for two more messages of ${olderMessage}`);
 });

@@ -3,7 +3,9 @@
  * some tool cards, as finished replies are kept), then opened over real HTTP by a logged-in client
  * with a browser's Accept-Encoding. Server time is Fastify's own (reply.elapsedTime, from request to
  * response sent); bytes are the body as sent (compressed) plus headers. Also times the earlier-messages
- * page when the server has one (a 404 there means the build pages nothing, as before paging).
+ * page when the server has one (a 404 there means the build pages nothing, as before paging), and a
+ * reply in that chat: from the message sent over the chat socket to the model being asked (the
+ * history read and fitted to the model's window), in Fastify's process, on the stand-in's clock.
  *
  *   npx tsx scripts/bench/long-conversation.ts [--messages 5000] [--runs 30] [--json]
  */
@@ -11,12 +13,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
 import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { createToolCallStore } from '../../src/storage/tool-call-store.js';
-import { startOllamaStandin } from '../../tests/support/ollama-standin.js';
+import { startOllamaStandin, type OllamaStandin } from '../../tests/support/ollama-standin.js';
 import { closeHttpClients, decodeBody, httpGet, login } from './hearth-client.js';
 import { buildBenchApp, listenLocally, type BenchApp } from './in-process-app.js';
 import { median, percentile, randomSource, round } from './stats.js';
@@ -139,7 +142,8 @@ async function main(): Promise<void> {
     const earlier = earlierPath ? await measure(earlierPath) : undefined;
     // The oldest page: the deepest the index walk goes.
     const firstPage = earlierPath ? await measure(earlierPath.replace(/before=\d+/, 'before=40')) : undefined;
-    const result = { messages: messageCount, seedSeconds: round(seeded.seconds), runs, open, earlier, firstPage };
+    const replyStart = await measureReplyStart(baseUrl, cookie, seeded.conversationId, standin);
+    const result = { messages: messageCount, seedSeconds: round(seeded.seconds), runs, open, earlier, firstPage, replyStart };
     if (options.json) {
       console.log(JSON.stringify(result, null, 2));
       return;
@@ -153,6 +157,7 @@ async function main(): Promise<void> {
       );
     }
     if (!earlier) console.log('no load-earlier sentinel on the page: this build renders every message');
+    console.log(`a reply in this chat: message sent -> model asked p50 ${replyStart.p50} ms (p90 ${replyStart.p90}), ${replyStart.turnsSent} turns sent to the model`);
   } finally {
     closeHttpClients();
     await app?.close();
@@ -160,6 +165,31 @@ async function main(): Promise<void> {
     await standin.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Sends `runs` messages in the long chat, one after the other, and times each from the socket
+ * send to the stand-in receiving the chat request (both in this process).
+ */
+async function measureReplyStart(baseUrl: string, cookie: string, conversationId: number, standin: OllamaStandin) {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/ws?conversation=${conversationId}`, { headers: { cookie, origin: baseUrl } });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let finished: (() => void) | undefined;
+  socket.on('message', (data: Buffer) => {
+    if ((JSON.parse(data.toString('utf8')) as { event?: string }).event === 'reply-finished') finished?.();
+  });
+  const times: number[] = [];
+  for (let run = -2; run < runs; run++) {
+    const replyFinished = new Promise<void>((resolve) => (finished = resolve));
+    const asked = standin.requests.length + 1;
+    const started = performance.now();
+    socket.send(JSON.stringify({ type: 'send', message: `One more question, number ${run}?`, conversationId: String(conversationId), model: 'llama3.2:latest' }));
+    await standin.waitForRequests(asked, 10_000);
+    if (run >= 0) times.push(performance.now() - started);
+    await replyFinished;
+  }
+  socket.close();
+  return { p50: round(median(times)), p90: round(percentile(times, 0.9)), turnsSent: standin.requests.at(-1)!.messages.length - 1 };
 }
 
 await main();

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChatModel, ChatTurn } from '../llm/chat-model.js';
-import { fitToContext } from '../llm/history.js';
+import { charactersPerToken, fitToContext } from '../llm/history.js';
 import { LlmError } from '../llm/llm-error.js';
 import type { MarkdownRenderer } from '../markdown/markdown-renderer.js';
 import type { MemoryFile } from '../memory/memory-file.js';
@@ -61,12 +61,13 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
    * results of a reply that ended there (stopped, expired) go before the person's next message;
    * a memory update's own result is left out then, since the memory is in the system prompt.
    */
-  function historyFor(conversationId: number, exceptMessageId: number, vision: boolean, imagesByMessage: Map<number, string[]>): ChatTurn[] {
-    const callsByMessage = toolCalls.groupedByMessage(conversationId);
+  function historyFor(setup: TurnSetup, exceptMessageId: number): ChatTurn[] {
+    const { conversation, historyStart, vision, imagesByMessage } = setup;
+    const callsByMessage = toolCalls.groupedByMessage(conversation.id, historyStart);
     // The photos go with the person's turn they were sent in; a model that cannot see is told they were there.
     // Messages that say something: a round stopped before its first word leaves an empty one.
     const messages = store
-      .listMessages(conversationId)
+      .listMessagesFrom(conversation.id, historyStart)
       .map((message) => ({
         role: message.role,
         text: message.raw ?? message.content,
@@ -96,6 +97,11 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /** What every round of one turn shares. */
   interface TurnSetup {
     conversation: Conversation;
+    /**
+     * The oldest message a round reads: the newest messages whose text fills the model's window,
+     * found once per turn, so a long chat costs each round what its newest page costs.
+     */
+    historyStart: number;
     /** The person's photos by message, as base64: read once per turn (they cannot change during it), not every round. */
     imagesByMessage: Map<number, string[]>;
     reply: ActiveReply;
@@ -112,7 +118,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /** Streams one round into the reply's current message; returns the tags the model wrote. */
   async function streamRound(setup: TurnSetup, images: ToolImage[]): Promise<ScannedTag[]> {
     const { conversation, reply, save } = setup;
-    const history = historyFor(conversation.id, reply.messageId, setup.vision, setup.imagesByMessage);
+    const history = historyFor(setup, reply.messageId);
     // Pictures a tool just returned go with its results, for a model that can see them.
     const last = history.at(-1);
     if (setup.vision && images.length > 0 && last?.role === 'user') last.images = [...(last.images ?? []), ...images.map((image) => image.data)];
@@ -193,8 +199,9 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
 
     try {
       const prepared = await prepareTurn(conversation);
-      const imagesByMessage = dependencies.attachments.imagesForConversation(conversation.id);
-      const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, imagesByMessage, ...prepared };
+      const historyStart = store.historyStart(conversation.id, prepared.contextTokens * charactersPerToken);
+      const imagesByMessage = dependencies.attachments.imagesForConversation(conversation.id, historyStart);
+      const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, historyStart, imagesByMessage, ...prepared };
       const turn = { memoryRevision: prepared.memoryRevision, vision: prepared.vision };
       let images: ToolImage[] = [];
       for (let round = 1; ; round += 1) {

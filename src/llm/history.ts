@@ -1,7 +1,10 @@
 import type { ChatTurn } from './chat-model.js';
 
-/** A rough token count (about 3.5 characters a token for English); good enough to stay under the limit. */
-export const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5) + 4;
+/** About 3.5 characters a token for English: good enough to stay under the limit. */
+export const charactersPerToken = 3.5;
+
+/** A rough token count of one turn's text. */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / charactersPerToken) + 4;
 
 /**
  * What one photo costs a vision model, roughly: from 256 tokens (gemma3) to about 2,500 (qwen2.5vl
@@ -23,7 +26,7 @@ export function fitToContext(system: ChatTurn, turns: ChatTurn[], contextTokens:
     const cost = turnTokens(turn);
     if (cost > budget) {
       if (kept.length === 0) {
-        const characters = Math.max(0, Math.floor((budget - 4 - (turn.images?.length ?? 0) * imageTokens) * 3.5));
+        const characters = Math.max(0, Math.floor((budget - 4 - (turn.images?.length ?? 0) * imageTokens) * charactersPerToken));
         kept.unshift({ ...turn, content: turn.content.slice(-characters) });
       }
       break;

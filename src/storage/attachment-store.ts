@@ -42,8 +42,8 @@ export interface AttachmentStore {
   /** Photos of these messages, by message id, in upload order. */
   listForMessages(messageIds: number[]): Map<number, StoredAttachment[]>;
   listForConversation(conversationId: number): StoredAttachment[];
-  /** The photos of a conversation's shown messages as base64, by message id (what a vision model is sent). */
-  imagesForConversation(conversationId: number): Map<number, string[]>;
+  /** The photos of a conversation's shown messages (from `fromMessageId` on) as base64, by message id (what a vision model is sent). */
+  imagesForConversation(conversationId: number, fromMessageId?: number): Map<number, string[]>;
   countUnsent(): number;
   /** Deletes a photo that was uploaded but not sent (removed from the tray); a sent one stays with its message. */
   deleteUnsent(id: number): boolean;
@@ -103,10 +103,10 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
       `SELECT ${columns} FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`,
     ),
     listForConversation: database.prepare<[number], AttachmentRow>(`SELECT ${columns} FROM attachments WHERE conversation_id = ? ORDER BY id`),
-    bytesForConversation: database.prepare<[number], { message_id: number; bytes: Buffer }>(
+    bytesForConversation: database.prepare<[number, number], { message_id: number; bytes: Buffer }>(
       // Only the shown messages' photos: an edit copies them to the new version, and the model sees only the shown thread.
       `SELECT a.message_id, a.bytes FROM attachments AS a JOIN messages AS m ON m.id = a.message_id AND m.hidden = 0
-       WHERE a.conversation_id = ? ORDER BY a.id`,
+       WHERE a.conversation_id = ? AND a.message_id >= ? ORDER BY a.id`,
     ),
     countUnsent: database.prepare<[], { count: number }>('SELECT count(*) AS count FROM attachments WHERE message_id IS NULL'),
     pruneUnsent: database.prepare<[number]>('DELETE FROM attachments WHERE message_id IS NULL AND created_at < ?'),
@@ -139,9 +139,9 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
       return byMessage;
     },
     listForConversation: (conversationId) => statements.listForConversation.all(conversationId).map(toAttachment),
-    imagesForConversation(conversationId) {
+    imagesForConversation(conversationId, fromMessageId = 0) {
       const byMessage = new Map<number, string[]>();
-      for (const row of statements.bytesForConversation.iterate(conversationId)) {
+      for (const row of statements.bytesForConversation.iterate(conversationId, fromMessageId)) {
         byMessage.set(row.message_id, [...(byMessage.get(row.message_id) ?? []), row.bytes.toString('base64')]);
       }
       return byMessage;

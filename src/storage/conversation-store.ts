@@ -79,6 +79,12 @@ export interface ConversationStore {
   listMessagesFrom(conversationId: number, fromId: number, limit?: number): StoredMessage[];
   /** Up to `limit` messages newer than `after`, oldest first (the page below a window opened at a search match). */
   listMessagesAfter(conversationId: number, after: number, limit: number): StoredMessage[];
+  /**
+   * Where a model's history starts: the id of the oldest of the newest shown messages whose text
+   * (what the model is sent) reaches `characters`, or 0 when the whole thread is shorter. A reply
+   * reads the thread from there, so a 5,000-message chat costs what its newest page costs.
+   */
+  historyStart(conversationId: number, characters: number): number;
   search(query: string, limit: number): SearchHit[];
   /** The newest shown message written by the person (of those before `before`, when given: the one a reply answers). */
   lastUserMessage(conversationId: number, before?: number): StoredMessage | undefined;
@@ -198,6 +204,10 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
       'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id < ? ORDER BY id DESC LIMIT ?',
     ),
     // LIMIT -1 is SQLite's "no limit".
+    // Lengths only, newest first along messages_visible: no message text is copied out.
+    messageLengthsNewestFirst: database.prepare<[number], { id: number; characters: number }>(
+      'SELECT id, length(coalesce(raw, content)) AS characters FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id DESC',
+    ),
     listMessagesFrom: database.prepare<[number, number, number], MessageRow>(
       'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id >= ? ORDER BY id LIMIT ?',
     ),
@@ -332,6 +342,15 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     },
     listMessagesFrom: (conversationId, fromId, limit = -1) => statements.listMessagesFrom.all(conversationId, fromId, limit).map(toMessage),
     listMessagesAfter: (conversationId, after, limit) => statements.listMessagesAfter.all(conversationId, after, limit).map(toMessage),
+    historyStart(conversationId, characters) {
+      let total = 0;
+      // Leaving the loop early ends the statement (better-sqlite3 resets it).
+      for (const row of statements.messageLengthsNewestFirst.iterate(conversationId)) {
+        total += row.characters;
+        if (total >= characters) return row.id;
+      }
+      return 0;
+    },
     search(query, limit) {
       const match = toSearchQuery(query);
       if (!match) return [];

@@ -58,6 +58,9 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
   const select = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE id = ?');
   const byMessage = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE message_id = ? ORDER BY id');
   const byConversation = database.prepare<[number], ToolCallRow>('SELECT * FROM tool_calls WHERE conversation_id = ? ORDER BY id');
+  const byConversationFrom = database.prepare<[number, number], ToolCallRow>(
+    'SELECT * FROM tool_calls WHERE conversation_id = ? AND message_id >= ? ORDER BY message_id, id',
+  );
   // The ids go in as one JSON array, so the statement is prepared once.
   const byMessages = database.prepare<[string], ToolCallRow>(
     'SELECT * FROM tool_calls WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id',
@@ -86,8 +89,9 @@ export function createToolCallStore(database: SqliteDatabase, now: () => number 
     },
     listForMessage: (messageId: number): StoredToolCall[] => byMessage.all(messageId).map(toToolCall),
     listForConversation: (conversationId: number): StoredToolCall[] => byConversation.all(conversationId).map(toToolCall),
-    /** A conversation's calls keyed by the message that made them, in order. */
-    groupedByMessage: (conversationId: number): Map<number, StoredToolCall[]> => groupByMessage(byConversation.iterate(conversationId)),
+    /** A conversation's calls made by message `fromMessageId` or later, keyed by message, in order. */
+    groupedByMessage: (conversationId: number, fromMessageId = 0): Map<number, StoredToolCall[]> =>
+      groupByMessage(byConversationFrom.iterate(conversationId, fromMessageId)),
     /** The calls of these messages (a page of them), keyed by message, in order: one query. */
     listForMessages: (messageIds: number[]): Map<number, StoredToolCall[]> =>
       messageIds.length === 0 ? new Map() : groupByMessage(byMessages.iterate(JSON.stringify(messageIds))),
