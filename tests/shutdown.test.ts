@@ -10,7 +10,7 @@ import { openChatSocket, startChatHarness } from './support/test-app.js';
 
 const isAppend = (target: string) => (message: Record<string, unknown>) => message.event === 'append' && message.target === target;
 
-test('a phone that stopped answering and a half-sent request do not hold the shutdown; the running reply is saved as stopped', { timeout: 20_000 }, async (t) => {
+test('a phone that stopped answering, a half-sent request and a page reconnecting do not hold the shutdown; the running reply is saved as stopped', { timeout: 20_000 }, async (t) => {
   const { app, socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 200 });
   socket.send({ type: 'send', message: 'Count' });
@@ -31,7 +31,10 @@ test('a phone that stopped answering and a half-sent request do not hold the shu
 
   const socketClosed = new Promise<number>((resolve) => socket.socket.once('close', (code) => resolve(code)));
   const started = performance.now();
-  await app.close();
+  const closing = app.close();
+  // A page reconnecting while the server stops is turned away, and does not hold the close either.
+  await assert.rejects(openChatSocket(baseUrl, cookies));
+  await closing;
   const seconds = (performance.now() - started) / 1000;
 
   // ws would wait 30 s for the sleeping phone, and Node 60 s for the rest of the body.

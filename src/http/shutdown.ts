@@ -27,6 +27,10 @@ export async function registerSocketsWithShutdown(app: FastifyInstance, options:
   const graceMs = options.graceMs ?? 1000;
   let cutTimer: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
+    // A page reconnecting meanwhile is turned away at once. (Answered 503 by Fastify instead, its
+    // connection would be out of both ws's and the HTTP server's reach, and hold the close.)
+    app.server.removeAllListeners('upgrade');
+    app.server.on('upgrade', (_request, socket) => socket.destroy());
     await options.stopReplies();
     cutTimer = setTimeout(() => app.server.closeAllConnections(), graceMs).unref();
   });
