@@ -105,7 +105,8 @@ export function createAttachmentStore(database: SqliteDatabase, now: () => numbe
     listForConversation: database.prepare<[number], AttachmentRow>(`SELECT ${columns} FROM attachments WHERE conversation_id = ? ORDER BY id`),
     bytesForConversation: database.prepare<[number, number], { message_id: number; bytes: Buffer }>(
       // Only the shown messages' photos: an edit copies them to the new version, and the model sees only the shown thread.
-      `SELECT a.message_id, a.bytes FROM attachments AS a JOIN messages AS m ON m.id = a.message_id AND m.hidden = 0
+      // CROSS JOIN keeps the attachments outside: a range of this chat's photos, then one look-up each.
+      `SELECT a.message_id, a.bytes FROM attachments AS a CROSS JOIN messages AS m ON m.id = a.message_id AND m.hidden = 0
        WHERE a.conversation_id = ? AND a.message_id >= ? ORDER BY a.id`,
     ),
     countUnsent: database.prepare<[], { count: number }>('SELECT count(*) AS count FROM attachments WHERE message_id IS NULL'),

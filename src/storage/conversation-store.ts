@@ -203,11 +203,11 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     listMessagesBefore: database.prepare<[number, number, number], MessageRow>(
       'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id < ? ORDER BY id DESC LIMIT ?',
     ),
-    // LIMIT -1 is SQLite's "no limit".
     // Lengths only, newest first along messages_visible: no message text is copied out.
     messageLengthsNewestFirst: database.prepare<[number], { id: number; characters: number }>(
       'SELECT id, length(coalesce(raw, content)) AS characters FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id DESC',
     ),
+    // LIMIT -1 is SQLite's "no limit".
     listMessagesFrom: database.prepare<[number, number, number], MessageRow>(
       'SELECT * FROM messages WHERE conversation_id = ? AND hidden = 0 AND id >= ? ORDER BY id LIMIT ?',
     ),

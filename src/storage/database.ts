@@ -186,6 +186,12 @@ const migrations: string[] = [
   CREATE INDEX messages_visible ON messages (conversation_id, id) WHERE hidden = 0;
   CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id, id);
   `,
+  // A reply reads the tool calls and photos of a chat's newest messages only (the reply runner's
+  // history window): a range of message ids within one conversation.
+  `
+  CREATE INDEX tool_calls_by_conversation_message ON tool_calls (conversation_id, message_id, id);
+  CREATE INDEX attachments_by_conversation_message ON attachments (conversation_id, message_id, id);
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */
