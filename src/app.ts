@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import compress from '@fastify/compress';
 import formBody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './auth/auth-guard.js';
+import { isAuthenticated, requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './auth/auth-guard.js';
 import { preventCaching, registerAuthRoutes } from './auth/auth-routes.js';
 import { PasswordCheckGate } from './auth/password-check-gate.js';
 import { SessionSockets } from './auth/session-sockets.js';
@@ -209,8 +209,11 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
   const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, dependencies: dependencies.localTls });
 
-  app.get('/healthz', async () => {
-    // Each model server by name and state only: this page needs no login, so no addresses or keys.
+  app.get('/healthz', async (request) => {
+    // Without a login only "the server is up": whether a reply is being written tells a LAN
+    // neighbour when the owner is chatting, and the model servers' states are the owner's business.
+    if (!isAuthenticated(request)) return { status: 'ok' };
+    // Each model server by name and state only, never addresses or keys.
     const backends = chatModel.checkBackends
       ? await chatModel.checkBackends()
       : [{ id: 'ollama', name: 'Ollama', kind: 'ollama' as const, status: (await chatModel.isReachable()) ? ('reachable' as const) : ('unreachable' as const) }];

@@ -59,7 +59,7 @@ test('the model picker lists every server in its own group; a server that is dow
   assert.match(gpuGroup, /<option value="@gpu-box\/gemma-3-4b-it">gemma-3-4b-it<\/option>/);
   assert.doesNotMatch(select, /not answering/);
 
-  let health = (await app.inject({ url: '/healthz' })).json() as { ollama: string; backends: Array<{ name: string; status: string }> };
+  let health = (await app.inject({ url: '/healthz', headers: { cookie: cookies } })).json() as { ollama: string; backends: Array<{ name: string; status: string }> };
   assert.deepEqual(
     health.backends.map((backend) => [backend.name, backend.status]),
     [
@@ -75,7 +75,7 @@ test('the model picker lists every server in its own group; a server that is dow
   assert.match(downGpuGroup, /<option class="model-group-problem" value="" disabled title="GPU box is not answering at http:\/\/127\.0\.0\.1:\d+\/v1[^"]*">GPU box is not answering<\/option>/);
   assert.match(downPage.body, /<option value="llama3\.2:latest"/, "Ollama's models are still listed");
   assert.doesNotMatch(downPage.body, /class="chat-error/, 'no error in the thread while other models can be picked');
-  health = (await app.inject({ url: '/healthz' })).json() as typeof health;
+  health = (await app.inject({ url: '/healthz', headers: { cookie: cookies } })).json() as typeof health;
   assert.equal(health.ollama, 'reachable');
   assert.deepEqual(
     health.backends.map((backend) => backend.status),
@@ -86,7 +86,7 @@ test('the model picker lists every server in its own group; a server that is dow
 test('a wrong API key shows in the picker as such, not as a server that is down', async (t) => {
   const { app, cookies } = await startTwoServerChat(t, { openai: { apiKey: 'right-key' }, backend: { apiKeyEnv: 'GPU_KEY' }, environment: { GPU_KEY: 'wrong-key' } });
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
-  const health = (await app.inject({ url: '/healthz' })).json() as { backends: Array<{ status: string }> };
+  const health = (await app.inject({ url: '/healthz', headers: { cookie: cookies } })).json() as { backends: Array<{ status: string }> };
   assert.deepEqual(
     health.backends.map((backend) => backend.status),
     ['reachable', 'unauthorized'],

@@ -96,6 +96,21 @@ test('oversized bodies are refused and the server stays up', async (t) => {
   assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
 });
 
+test('/healthz without a login says only that the server is up, not whether the owner is chatting', async (t) => {
+  const { app, cookies, socket, standin } = await startChatHarness(t);
+  standin.enqueue({ tokens: 200, tokenText: 'tick ', tokensPerSecond: 50 });
+  socket.send({ type: 'send', message: 'Write slowly' });
+  await socket.waitFor((message) => message.event === 'append' && String(message.text).includes('tick'));
+
+  const anonymous = await app.inject({ url: '/healthz' });
+  assert.equal(anonymous.statusCode, 200);
+  assert.deepEqual(anonymous.json(), { status: 'ok' }, 'no activeReplies, no model servers');
+  const owner = (await app.inject({ url: '/healthz', headers: { cookie: cookies } })).json() as Record<string, unknown>;
+  assert.equal(owner.status, 'ok');
+  assert.equal(owner.activeReplies, 1, 'the owner still sees the reply being written');
+  assert.equal(owner.ollama, 'reachable');
+});
+
 test('1,000 wrong passwords from one address are all refused while a logged-in chat keeps streaming', async (t) => {
   const { app, baseUrl, socket, standin } = await startChatHarness(t);
   standin.enqueue({ tokens: 200, tokenText: 'tick ', tokensPerSecond: 100 });

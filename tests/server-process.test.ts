@@ -34,8 +34,9 @@ test('first start prints a generated password and the address once; the next sta
   assert.match(first.output(), new RegExp(`http://127\\.0\\.0\\.1:${port}`));
   const baseUrl = `http://127.0.0.1:${port}`;
   assert.equal(await login(baseUrl, 'wrong password'), 401);
-  assert.equal(await login(baseUrl, password!), 303);
-  const health = (await (await fetch(`${baseUrl}/healthz`)).json()) as { ollama: string };
+  const owner = await logIn(baseUrl, password!);
+  assert.equal(owner.status, 303);
+  const health = (await (await fetch(`${baseUrl}/healthz`, { headers: { cookie: owner.cookies } })).json()) as { ollama: string };
   assert.equal(health.ollama, 'reachable');
   first.child.kill('SIGTERM');
   assert.equal(await first.exited, 0, 'SIGTERM shuts down cleanly');
