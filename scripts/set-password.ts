@@ -1,6 +1,7 @@
 /*
  * npm run set-password: asks for a new password twice (hidden), or reads one line from a pipe,
- * and stores its bcrypt hash where the server reads it. Then it logs out every session (asked on
+ * refuses one that is easy to guess (zxcvbn score below 3, with the reason in one line), and
+ * stores its bcrypt hash where the server reads it. Then it logs out every session (asked on
  * a terminal, the default when piped; `--keep-sessions` keeps them): whoever knew the old
  * password may be logged in. The running server closes those sessions' open chats within 30 s.
  */
@@ -9,6 +10,7 @@ import readline from 'node:readline';
 import dotenv from 'dotenv';
 import { passwordHashSetting } from '../src/auth/credentials.js';
 import { hashPassword } from '../src/auth/password.js';
+import { createPasswordStrength } from '../src/auth/password-strength.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createSqliteSessionStore } from '../src/storage/session-store.js';
@@ -57,18 +59,19 @@ async function main(): Promise<void> {
   let logOutOthers = !keepSessionsFlag;
   if (process.stdin.isTTY) {
     password = await askHidden('New password: ');
+    // Checked before it is typed again: a weak one is refused at once.
+    checkPassword(password);
     const again = await askHidden('Type it again: ');
     if (password !== again) throw new Error('The two passwords differ. Nothing was changed.');
-    checkPassword(password);
     if (!keepSessionsFlag) logOutOthers = !/^n/i.test((await ask('Log out every other session? [Y/n] ')).trim());
   } else {
     password = await readPiped();
+    checkPassword(password);
   }
-  checkPassword(password);
 
   const database = openDatabase(config.dataDir);
   createSettingsStore(database).set(passwordHashSetting, await hashPassword(password));
-  const loggedOut = logOutOthers ? createSqliteSessionStore(database).destroyAll() : 0;
+  const loggedOut = logOutOthers ? createSqliteSessionStore(database).logOutAll() : 0;
   database.close();
   console.log(
     logOutOthers
@@ -88,6 +91,10 @@ function checkPassword(password: string): void {
       `That password is ${bytes} bytes long (UTF-8); bcrypt uses only the first ${maximumBytes}, so the rest would not count. Use a shorter one. Nothing was changed.`,
     );
   }
+  // Length alone lets "password1" through: a strength estimator knows common passwords, words,
+  // names, keyboard rows and dates, which is what a guesser tries first.
+  const weakness = createPasswordStrength().weakness(password);
+  if (weakness) throw new Error(`${weakness} Nothing was changed.`);
 }
 
 main().catch((error: unknown) => {

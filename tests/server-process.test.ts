@@ -256,8 +256,33 @@ test('set-password refuses a password longer than bcrypt reads (72 bytes)', asyn
     t.after(() => database.close());
     assert.equal((database.prepare("SELECT COUNT(*) AS count FROM settings WHERE key = 'password_hash'").get() as { count: number }).count, 0);
   }
-  const exactly72 = await setPassword(dataDir, `${'日'.repeat(24)}\n`);
+  // 24 different characters, 72 bytes (24 of one character would be refused as easy to guess).
+  const exactly72 = await setPassword(dataDir, '古い時計の針が静かに夜明けを告げる小さな村で朝\n');
   assert.equal(exactly72.code, 0, exactly72.output);
+});
+
+test('set-password refuses a guessable password with one line saying why, and changes nothing', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  for (const [password, why] of [
+    ['password1234', 'it is a common password with numbers'],
+    ['hearth2024', "it is the app's name with a year"],
+  ]) {
+    const refused = await setPassword(dataDir, `${password}\n`);
+    assert.equal(refused.code, 1, `${password}: ${refused.output}`);
+    assert.equal(
+      refused.output,
+      `This password is easy to guess (${why}): choose a longer one, such as four random words. Nothing was changed.\n`,
+    );
+  }
+  const { default: Database } = await import('better-sqlite3');
+  if (fs.existsSync(path.join(dataDir, 'hearth.sqlite'))) {
+    const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
+    t.after(() => database.close());
+    assert.equal((database.prepare("SELECT COUNT(*) AS count FROM settings WHERE key = 'password_hash'").get() as { count: number }).count, 0);
+  }
+  const strong = await setPassword(dataDir, 'kettle lantern orbit meadow\n');
+  assert.equal(strong.code, 0, strong.output);
 });
 
 test('set-password logs out every session by default; the running server closes their open chats', async (t) => {
@@ -283,9 +308,14 @@ test('set-password logs out every session by default; the running server closes 
 
   const socket = await openChatSocket(baseUrl, kept.cookies);
   const closed = new Promise<number>((resolve) => socket.socket.once('close', (code) => resolve(code)));
+  // A second browser logs in; three more only open the login form (anonymous sessions, not logins).
+  const phone = await logIn(baseUrl, 'the second password');
+  assert.equal(phone.status, 303);
+  for (let visit = 0; visit < 3; visit += 1) assert.equal((await fetch(`${baseUrl}/login`)).status, 200);
   const changed = await setPassword(dataDir, 'the third password\n');
   assert.equal(changed.code, 0, changed.output);
-  assert.match(changed.output, /1 session was logged out/);
+  assert.match(changed.output, /Password changed\. 2 sessions were logged out/, 'the two logged-in browsers, not the login forms');
+  assert.equal((await fetch(`${baseUrl}/`, { headers: { cookie: phone.cookies }, redirect: 'manual' })).status, 302, 'the phone is logged out too');
   const page = await fetch(`${baseUrl}/`, { headers: { cookie: kept.cookies }, redirect: 'manual' });
   assert.equal(page.status, 302, 'the old session no longer opens the chat');
   assert.equal(page.headers.get('location'), '/login');

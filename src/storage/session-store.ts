@@ -11,8 +11,11 @@ export const anonymousSessionCap = 1000;
 export interface SqliteSessionStore extends SessionStore {
   /** When a logged-in session ends (ms since epoch), or undefined when it is gone, logged out or expired. */
   authenticatedUntil(sessionId: string): number | undefined;
-  /** Deletes every session (after a password change); returns how many there were. */
-  destroyAll(): number;
+  /**
+   * Logs out every logged-in session (after a password change); returns how many were logged in.
+   * Anonymous login-form sessions hold only a CSRF secret: they are neither counted nor deleted.
+   */
+  logOutAll(): number;
   prune(): number;
 }
 
@@ -35,7 +38,7 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
     'UPDATE sessions SET data = ?, expires_at = ?, authenticated = 1 WHERE id = ?',
   );
   const remove = database.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
-  const removeAll = database.prepare('DELETE FROM sessions');
+  const removeLoggedIn = database.prepare<[], { expires_at: number }>('DELETE FROM sessions WHERE authenticated = 1 RETURNING expires_at');
   const removeExpired = database.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?');
   // A flood of login-page visits must not grow the table without bound.
   const trimAnonymous = database.prepare<[number]>(
@@ -76,7 +79,11 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
       }
     },
     authenticatedUntil: (sessionId) => selectLive.get(sessionId, now())?.expires_at,
-    destroyAll: () => removeAll.run().changes,
+    logOutAll() {
+      // Expired rows go too, but only sessions still logged in are counted as logged out.
+      const at = now();
+      return removeLoggedIn.all().filter((row) => row.expires_at > at).length;
+    },
     prune: () => removeExpired.run(now()).changes,
   };
 }
