@@ -4,6 +4,7 @@ import formBody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { isAuthenticated, requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './auth/auth-guard.js';
 import { preventCaching, registerAuthRoutes } from './auth/auth-routes.js';
+import { createLoginBudgets } from './auth/login-budget.js';
 import { PasswordCheckGate } from './auth/password-check-gate.js';
 import { SessionSockets } from './auth/session-sockets.js';
 import type { Credentials } from './auth/credentials.js';
@@ -51,7 +52,6 @@ import { findToolsName, loadTools, toolsFolder, type ToolRegistry } from './tool
 import type { ToolServices } from './tools-engine/tool.js';
 import type { SqliteDatabase } from './storage/database.js';
 import { createFreeSpaceReclaimer } from './storage/free-space.js';
-import { createLoginFailureStore } from './storage/login-failure-store.js';
 import { createSqliteSessionStore } from './storage/session-store.js';
 import { prepareLocalTls, serveLocalTls, type LocalTlsDependencies, type LocalTlsService } from './tls/serve-local-tls.js';
 
@@ -73,6 +73,10 @@ export interface AppDependencies {
   approvalExpiryMs?: number;
   /** Wrong passwords allowed per address per window before that address waits (tests lower it). */
   loginAttempts?: number;
+  /** Wrong passwords per window shared by every browser without a device cookie, whatever its address. */
+  untrustedLoginAttempts?: number;
+  /** Wrong passwords per window for one browser with a device cookie (one that logged in before). */
+  deviceLoginAttempts?: number;
   loginWindowMs?: number;
   /** bcrypt compares in flight at once. */
   passwordChecksInFlight?: number;
@@ -123,14 +127,20 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const visionModels = createVisionModels(chatModel);
   const settings = createSettingsStore(database);
   const sessionStore = createSqliteSessionStore(database);
-  const loginFailures = createLoginFailureStore(database, {
-    maxFailures: dependencies.loginAttempts ?? 10,
+  // 30 wrong passwords per 15 minutes from all untrusted browsers together is 2,880 a day: a
+  // password that set-password accepts (zxcvbn score 3, 10^8 guesses) holds for decades.
+  const loginBudgets = createLoginBudgets(database, {
+    perAddress: dependencies.loginAttempts ?? 10,
+    perDevice: dependencies.deviceLoginAttempts ?? 10,
+    untrusted: dependencies.untrustedLoginAttempts ?? 30,
     windowMs: dependencies.loginWindowMs ?? 15 * 60_000,
   });
   // Two of libuv's four threads at most, so file reads for the chat never queue behind bcrypt.
-  // Up to 32 addresses that have not failed may wait (about 4 s at cost 12), 8 others.
+  // Up to 8 trusted browsers and 32 addresses that have not failed may wait (about 4 s at cost
+  // 12), 8 others.
   const passwordCheckGate = new PasswordCheckGate({
     concurrent: dependencies.passwordChecksInFlight ?? 2,
+    queuedTrusted: 8,
     queuedClean: 32,
     queuedSuspect: 8,
   });
@@ -185,7 +195,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const freeSpace = createFreeSpaceReclaimer(database, { logError: (error) => app.log.error({ err: error }, 'giving disk space back failed') });
   const prune = () => {
     sessionStore.prune();
-    loginFailures.prune();
+    loginBudgets.prune();
     attachments.pruneUnsent(Date.now() - photoLimits.unsentLifetimeMs);
     // Photos removed from the tray or pruned above, and anything else deleted since the last pass.
     freeSpace.reclaimSoon();
@@ -224,7 +234,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerAuthRoutes(app, {
     passwordHash: () => dependencies.credentials.passwordHash,
     sessionSockets,
-    loginFailures,
+    loginBudgets,
     passwordCheckGate,
     sessionTtlMs: config.sessionTtlHours * 3_600_000,
   });

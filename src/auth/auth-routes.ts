@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LoginFailureStore } from '../storage/login-failure-store.js';
 import { verifyPassword } from './password.js';
 import { isAuthenticated } from './auth-guard.js';
+import { rememberDevice, trustedDevice } from './device-cookie.js';
+import type { LoginBudgets, LoginLock } from './login-budget.js';
 import type { PasswordCheckGate } from './password-check-gate.js';
 import type { SessionSockets } from './session-sockets.js';
 
 export interface AuthRoutesOptions {
   passwordHash: () => string;
   sessionSockets: SessionSockets;
-  loginFailures: LoginFailureStore;
+  loginBudgets: LoginBudgets;
   passwordCheckGate: PasswordCheckGate;
   /** How long a login lasts. */
   sessionTtlMs: number;
@@ -52,11 +53,26 @@ function secondsUntil(time: number): number {
   return Math.max(1, Math.ceil((time - Date.now()) / 1000));
 }
 
+/** What the login form says, and the log, when a budget is spent. */
+function describeLock(lock: LoginLock, minutes: string): { error: string; log: string } {
+  switch (lock.reason) {
+    case 'device':
+      return { error: `Too many wrong passwords from this browser. Try again in ${minutes}.`, log: 'login refused: too many wrong passwords from this browser (device cookie)' };
+    case 'address':
+      return { error: `Too many login attempts. Try again in ${minutes}.`, log: 'login refused: too many wrong passwords from this address' };
+    case 'untrusted':
+      return {
+        error: `Too many wrong passwords have been tried here lately. Try again in ${minutes}, or log in from a browser that has logged in here before.`,
+        log: 'login refused: the budget shared by browsers that never logged in is spent',
+      };
+  }
+}
+
 export async function registerAuthRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
-  const { loginFailures, passwordCheckGate } = options;
-  // Attempts being checked or waiting, per address: an address's second attempt in parallel is
-  // no longer "clean", so many parallel guesses from one address cannot crowd out the owner.
-  const pendingByAddress = new Map<string, number>();
+  const { loginBudgets, passwordCheckGate } = options;
+  // Attempts being checked or waiting, per address or device: its second attempt in parallel is
+  // no longer "clean", so many parallel guesses from one place cannot crowd out the owner.
+  const pendingByKey = new Map<string, number>();
 
   app.get<{ Querystring: { next?: string } }>('/login', { onRequest: preventCaching }, async (request, reply) => {
     if (isAuthenticated(request)) return reply.redirect(safeNext(request.query.next));
@@ -70,58 +86,66 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       const address = request.ip;
       const userAgent = request.headers['user-agent'];
       const next = safeNext(request.body?.next);
+      const deviceId = trustedDevice(request);
+      const budget = loginBudgets.forAttempt(address, deviceId);
+      const logContext = { ip: address, userAgent, trustedBrowser: budget.trusted };
       const refuse = (status: number, error: string) =>
         reply.code(status).view('login', { csrfToken: loginFormToken(request, reply), next, error });
 
       const lockedOut = () => {
-        const until = loginFailures.lockedUntil(address);
-        if (until === undefined) return undefined;
-        request.log.warn({ ip: address, userAgent }, 'login refused: too many wrong passwords from this address');
-        const seconds = secondsUntil(until);
+        const lock = budget.lock();
+        if (lock === undefined) return undefined;
+        const seconds = secondsUntil(lock.until);
+        const minutes = `${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}`;
+        const { error, log } = describeLock(lock, minutes);
+        request.log.warn(logContext, log);
         reply.header('Retry-After', String(seconds));
-        return refuse(429, `Too many login attempts. Try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}.`);
+        return refuse(429, error);
       };
-      // Only this address waits: the owner can still log in from any address that has not failed.
+      // Refused before any bcrypt work. A browser with a device cookie answers to its own budget
+      // only, so the owner's browsers get in whatever other addresses have spent.
       const locked = lockedOut();
       if (locked) return locked;
 
       const password = typeof request.body?.password === 'string' ? request.body.password : '';
-      const pending = pendingByAddress.get(address) ?? 0;
-      const priority = pending > 0 || loginFailures.failuresOf(address) > 0 ? 'suspect' : 'clean';
-      pendingByAddress.set(address, pending + 1);
+      const pending = pendingByKey.get(budget.key) ?? 0;
+      const priority = pending > 0 || budget.hasFailed() ? 'suspect' : budget.trusted ? 'trusted' : 'clean';
+      pendingByKey.set(budget.key, pending + 1);
       const outcome = await passwordCheckGate
         .run(priority, async () => {
-          // Asked again at our turn, and the attempt counted as a failure before bcrypt runs (forgotten
-          // when it proves right): parallel guesses from one address cannot exceed its budget.
-          if (loginFailures.lockedUntil(address) !== undefined) return 'locked';
-          loginFailures.recordFailure(address);
+          // Asked again at our turn, and the attempt counted as a failure before bcrypt runs (taken
+          // back when it proves right): parallel guesses cannot exceed any budget.
+          if (budget.lock() !== undefined) return 'locked';
+          budget.recordFailure();
           if (password.length === 0 || password.length > maxPasswordLength) return 'wrong';
           return (await verifyPassword(password, options.passwordHash())) ? 'right' : 'wrong';
         })
         .finally(() => {
-          const left = (pendingByAddress.get(address) ?? 1) - 1;
-          if (left > 0) pendingByAddress.set(address, left);
-          else pendingByAddress.delete(address);
+          const left = (pendingByKey.get(budget.key) ?? 1) - 1;
+          if (left > 0) pendingByKey.set(budget.key, left);
+          else pendingByKey.delete(budget.key);
         });
       if (outcome === undefined) {
-        request.log.warn({ ip: address, userAgent }, 'login refused: too many logins being checked at once');
+        request.log.warn(logContext, 'login refused: too many logins being checked at once');
         reply.header('Retry-After', '5');
         return refuse(429, 'The server is busy checking other logins. Try again in a few seconds.');
       }
       if (outcome === 'locked') return lockedOut() ?? refuse(429, 'Too many login attempts. Try again later.');
       if (outcome === 'wrong') {
-        request.log.warn({ ip: address, userAgent }, 'login failed: wrong password');
+        request.log.warn(logContext, 'login failed: wrong password');
         return refuse(401, 'That password is not right. Try again.');
       }
 
-      loginFailures.forget(address);
+      budget.recordSuccess();
+      // This browser is vouched for at the login form from now on (a year, renewed at each login).
+      rememberDevice(reply, deviceId);
       // A new session id at login, so a session id planted before login is worthless. The new
       // session has no CSRF secret: the next page makes one, so old tokens die with the old id.
       await request.session.regenerate();
       request.session.options({ maxAge: options.sessionTtlMs });
       request.session.authenticated = true;
       request.session.loggedInAt = Date.now();
-      request.log.info({ ip: address }, 'logged in');
+      request.log.info({ ip: address, trustedBrowser: budget.trusted }, 'logged in');
       return reply.redirect(next, 303);
     },
   );
