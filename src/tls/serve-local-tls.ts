@@ -45,6 +45,9 @@ export function serveLocalTls(
   registerSetupRoutes(app, { authorityCertificatePem: tls.authorityCertificatePem, httpsPort });
 
   if (tls.madeAtStart) app.log.info({ reason: tls.madeAtStart }, 'made a new HTTPS certificate');
+  if (tls.authorityTooBroad) {
+    app.log.warn({ reason: tls.authorityTooBroad }, 'the local CA was made by an older Hearth and could also vouch for e-mail or code; move DATA_DIR/tls away to make a new CA (phones must install it again)');
+  }
   const refused = tls.names().refused;
   if (refused.length > 0) {
     app.log.warn({ refused }, 'these names are outside what the local CA may sign; move DATA_DIR/tls away to make a new CA (phones must install it again)');
