@@ -200,3 +200,11 @@ test('MDNS=on announces hearth.local as an HTTPS service and withdraws it on shu
   await off.localTls.announce();
   assert.deepEqual(quiet, []);
 });
+
+test('HTTPS answers carry HSTS for this name only: no includeSubDomains, so other plain-HTTP services under it keep working', async (t) => {
+  const { app } = await startAutoTls(t);
+  for (const url of ['/login', '/setup', '/healthz']) {
+    const header = String((await app.inject({ url })).headers['strict-transport-security']);
+    assert.match(header, /^max-age=\d+$/, url);
+  }
+});
