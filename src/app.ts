@@ -23,6 +23,7 @@ import { projectRoot } from './config/project-root.js';
 import { googleServicesFromConfig } from './google/google-services.js';
 import { registerAppInstallRoutes } from './http/app-install-routes.js';
 import { registerErrorHandlers } from './http/error-handlers.js';
+import { capConnectionsPerAddress, fastifyTimeouts, listenerLimits, type ListenerLimits } from './http/listener-limits.js';
 import { registerProxyNotice } from './http/proxy-notice.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerSocketsWithShutdown } from './http/shutdown.js';
@@ -82,6 +83,8 @@ export interface AppDependencies {
   passwordChecksInFlight?: number;
   /** Time allowed to receive a whole request (headers and body); tests shorten it. */
   requestTimeoutMs?: number;
+  /** Time-outs and the per-address connection cap of every listener; tests lower them. */
+  listenerLimits?: Partial<ListenerLimits>;
   /** How often an idle WebSocket re-checks that its session still exists. */
   socketSessionCheckMs?: number;
   /** TLS=auto test seams: clock, network interfaces, mDNS. */
@@ -104,22 +107,24 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const { config, database, chatModel } = dependencies;
   const localTls = config.tls === 'auto' ? prepareLocalTls(config, dependencies.localTls) : undefined;
   const https = Boolean(config.tlsCert && config.tlsKey);
-  // Slow-body and slow-header sockets are closed (Fastify's default requestTimeout is 0: never).
-  // A WebSocket leaves these timers once its upgrade is done.
-  const requestTimeout = dependencies.requestTimeoutMs ?? 60_000;
-  const timeouts = {
-    headersTimeout: Math.min(requestTimeout, 20_000),
-    connectionsCheckingInterval: Math.min(Math.max(Math.floor(requestTimeout / 4), 50), 5_000),
-  };
+  // Slow-body, slow-header and silent sockets are closed (Fastify's default requestTimeout is 0:
+  // never), and so is a TLS socket that never finishes its handshake. A WebSocket leaves these
+  // timers once its upgrade is done. The set-up listener gets the same limits.
+  const limits = listenerLimits({
+    trustProxy: config.trustProxy,
+    overrides: { requestTimeoutMs: dependencies.requestTimeoutMs, ...dependencies.listenerLimits },
+  });
+  const timeouts = fastifyTimeouts(limits);
   const app = Fastify({
     logger: dependencies.logger ?? false,
     trustProxy: config.trustProxy ?? false,
     bodyLimit: anonymousBodyLimit,
-    requestTimeout,
-    http: timeouts,
-    ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!), ...timeouts } } : {}),
-    ...(localTls ? { https: { cert: localTls.current().certificatePem, key: localTls.current().privateKeyPem, ...timeouts } } : {}),
+    requestTimeout: timeouts.requestTimeout,
+    http: timeouts.http,
+    ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!), ...timeouts.tls } } : {}),
+    ...(localTls ? { https: { cert: localTls.current().certificatePem, key: localTls.current().privateKeyPem, ...timeouts.tls } } : {}),
   } as FastifyServerOptions) as unknown as FastifyInstance;
+  capConnectionsPerAddress(app.server, limits);
 
   const store = createConversationStore(database);
   const toolCalls = createToolCallStore(database);
@@ -217,7 +222,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerSocketsWithShutdown(app, { stopReplies: () => hub.stopAll(), socketOptions: { maxPayload: 4 * 1024 * 1024 } });
   registerErrorHandlers(app);
   // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
-  const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, dependencies: dependencies.localTls });
+  const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, limits, dependencies: dependencies.localTls });
 
   app.get('/healthz', async (request) => {
     // Without a login only "the server is up": whether a reply is being written tells a LAN

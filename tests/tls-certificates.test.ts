@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { test, type TestContext } from 'node:test';
-import { createServerCertificate, readNameConstraints, serverValidityDays } from '../src/tls/certificates.js';
+import forge from 'node-forge';
+import { createServerCertificate, readNameConstraints, serverValidityDays, type CertificatePair } from '../src/tls/certificates.js';
 import { createLocalTls, tlsFilePaths, type LocalTlsSources } from '../src/tls/local-tls.js';
 import type { NetworkInterfaces } from '../src/tls/machine-names.js';
 
@@ -41,7 +43,8 @@ test('the local CA is a 10-year, name-constrained CA named after the machine; ke
   const years = (Date.parse(authority.validTo) - Date.parse(authority.validFrom)) / (365 * dayMs);
   assert.ok(years > 9.9 && years < 10.1, `CA valid for ${years} years`);
   const constraints = readNameConstraints(local.authorityCertificatePem);
-  for (const name of ['local', 'localhost', 'testbox']) assert.ok(constraints.dnsNames.includes(name), name);
+  for (const name of ['local', 'localhost', 'home.arpa', 'lan', 'internal']) assert.ok(constraints.dnsNames.includes(name), name);
+  assert.deepEqual(constraints.exactDnsNames, ['testbox'], 'the host name alone, not the names below it');
   for (const range of ['192.168.0.0/16', '10.0.0.0/8', 'fc00::/7']) assert.ok(constraints.ipRanges.includes(range), range);
 
   const files = tlsFilePaths(dataDir);
@@ -157,4 +160,90 @@ test('half a CA on disk (key lost) stops start-up with a clear message instead o
   createLocalTls({ dataDir, extraNames: [], sources: sources() });
   fs.rmSync(tlsFilePaths(dataDir).authorityKey);
   assert.throws(() => createLocalTls({ dataDir, extraNames: [], sources: sources() }), /half a CA/);
+});
+
+/** A certificate signed with the CA's key for anything an attacker holding that key might want. */
+function signWithAuthority(
+  authority: CertificatePair,
+  leaf: { altNames: Array<{ type: number; value?: string; ip?: string }>; usage: Record<string, boolean> },
+): string {
+  const issuer = forge.pki.certificateFromPem(authority.certificatePem);
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const certificate = forge.pki.createCertificate();
+  certificate.publicKey = keys.publicKey;
+  certificate.serialNumber = '01' + crypto.randomBytes(8).toString('hex');
+  certificate.validity.notBefore = new Date(Date.now() - 3_600_000);
+  certificate.validity.notAfter = new Date(Date.now() + 30 * dayMs);
+  certificate.setSubject([{ name: 'commonName', value: 'rogue' }]);
+  certificate.setIssuer(issuer.subject.attributes);
+  certificate.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', ...leaf.usage },
+    { name: 'subjectAltName', altNames: leaf.altNames },
+  ]);
+  certificate.sign(forge.pki.privateKeyFromPem(authority.privateKeyPem), forge.md.sha256.create());
+  return forge.pki.certificateToPem(certificate);
+}
+
+/** `openssl verify` of one certificate against the CA alone, for one purpose: "OK" or openssl's reason. */
+function opensslVerify(dataDir: string, authorityPem: string, certificatePem: string, purpose: string): string {
+  const authorityFile = path.join(dataDir, 'authority-under-test.pem');
+  fs.writeFileSync(authorityFile, authorityPem);
+  const result = spawnSync('openssl', ['verify', '-CAfile', authorityFile, '-purpose', purpose], { input: certificatePem, encoding: 'utf8' });
+  if (result.error) throw result.error;
+  return result.status === 0 ? 'OK' : `${result.stdout}${result.stderr}`.replace(/\s+/g, ' ');
+}
+
+test('even with its key, the local CA vouches only for web servers: e-mail, URI, client-login and code-signing certificates fail to verify', (t) => {
+  const dataDir = temporaryDataDir(t);
+  const local = createLocalTls({ dataDir, extraNames: [], sources: sources() });
+  const authority = { certificatePem: local.authorityCertificatePem, privateKeyPem: fs.readFileSync(tlsFilePaths(dataDir).authorityKey, 'utf8') };
+  const verify = (certificatePem: string, purpose: string) => opensslVerify(dataDir, authority.certificatePem, certificatePem, purpose);
+
+  // What Hearth itself makes verifies as a web server.
+  assert.equal(verify(local.current().certificatePem, 'sslserver'), 'OK');
+  // Extended key usage: the CA's is serverAuth alone (browsers, Windows, Apple and OpenSSL require
+  // every CA in the chain to allow the leaf's use), and so is the leaf's.
+  const serverAuth = '1.3.6.1.5.5.7.3.1';
+  assert.deepEqual(new crypto.X509Certificate(authority.certificatePem).keyUsage, [serverAuth]);
+  assert.deepEqual(new crypto.X509Certificate(local.current().certificatePem).keyUsage, [serverAuth]);
+
+  const homeName = { type: 2, value: 'testbox.local' };
+  const mail = signWithAuthority(authority, { altNames: [{ type: 1, value: 'someone@gmail.com' }], usage: { emailProtection: true } });
+  // "any" skips the usage check: the e-mail name alone is refused, by the name constraints.
+  assert.match(verify(mail, 'any'), /permitted subtree violation/);
+  assert.notEqual(verify(mail, 'smimesign'), 'OK');
+  const mailUsageOnly = signWithAuthority(authority, { altNames: [homeName], usage: { emailProtection: true } });
+  assert.match(verify(mailUsageOnly, 'smimesign'), /unsuitable certificate purpose/);
+  const uri = signWithAuthority(authority, { altNames: [homeName, { type: 6, value: 'https://bank.example.com/' }], usage: { serverAuth: true } });
+  assert.match(verify(uri, 'any'), /permitted subtree violation/);
+  const clientLogin = signWithAuthority(authority, { altNames: [homeName], usage: { clientAuth: true } });
+  assert.match(verify(clientLogin, 'sslclient'), /unsuitable certificate purpose/);
+  const codeSigning = signWithAuthority(authority, { altNames: [homeName], usage: { codeSigning: true } });
+  // OpenSSL before 3.2 has no code-signing purpose; there the CA's usages above are what Windows and Apple check.
+  const codeSigningCheck = verify(codeSigning, 'codesign');
+  if (!/Invalid purpose/i.test(codeSigningCheck)) assert.match(codeSigningCheck, /unsuitable certificate purpose/);
+});
+
+test('a machine named like a public suffix ("dev") makes the CA valid for that name alone, not for every .dev site', (t) => {
+  const dataDir = temporaryDataDir(t);
+  const local = createLocalTls({ dataDir, extraNames: ['hearth.example.com'], sources: sources({ hostname: () => 'dev' }) });
+  const authority = { certificatePem: local.authorityCertificatePem, privateKeyPem: fs.readFileSync(tlsFilePaths(dataDir).authorityKey, 'utf8') };
+  const verify = (dnsName: string) =>
+    opensslVerify(dataDir, authority.certificatePem, createServerCertificate({ authority, names: { dnsNames: [dnsName], ipAddresses: [] }, now: new Date() }).certificatePem, 'sslserver');
+
+  assert.equal(new crypto.X509Certificate(local.current().certificatePem).checkHost('dev', { subject: 'never' }), 'dev', 'the machine is still reachable as "dev"');
+  assert.equal(verify('dev'), 'OK');
+  assert.match(verify('google.dev'), /excluded subtree violation/);
+  // A TLS_NAMES entry is permitted alone too.
+  assert.equal(verify('hearth.example.com'), 'OK');
+  assert.match(verify('www.hearth.example.com'), /excluded subtree violation/);
+  // Home suffixes keep their whole subtree.
+  assert.equal(verify('nas.home.arpa'), 'OK');
+
+  // A multi-label host name outside the home suffixes is not permitted at all.
+  const other = createLocalTls({ dataDir: temporaryDataDir(t), extraNames: [], sources: sources({ hostname: () => 'box.example.com' }) });
+  assert.deepEqual(other.names().refused, ['box.example.com']);
+  assert.ok(new crypto.X509Certificate(other.current().certificatePem).checkHost('box.local', { subject: 'never' }));
 });

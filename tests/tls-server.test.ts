@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { test, type TestContext } from 'node:test';
 import type { TLSSocket } from 'node:tls';
+import type { AppDependencies } from '../src/app.js';
 import { lanIpv4Addresses } from '../src/tls/machine-names.js';
 import { tlsFilePaths } from '../src/tls/local-tls.js';
 import type { MdnsResponder } from '../src/tls/mdns.js';
@@ -35,10 +36,13 @@ function httpsGet(host: string, port: number, path: string, ca: string | undefin
   });
 }
 
-async function startAutoTls(t: TestContext, options: { host?: string; environment?: Record<string, string>; localTls?: LocalTlsDependencies } = {}) {
+async function startAutoTls(
+  t: TestContext,
+  options: { host?: string; environment?: Record<string, string>; localTls?: LocalTlsDependencies; dependencies?: Partial<AppDependencies> } = {},
+) {
   const harness = await buildTestApp(t, {
     environment: { TLS: 'auto', SETUP_PORT: '0', ...options.environment },
-    dependencies: { localTls: options.localTls },
+    dependencies: { localTls: options.localTls, ...options.dependencies },
   });
   await harness.app.listen({ host: options.host ?? '127.0.0.1', port: 0 });
   const port = (harness.app.server.address() as AddressInfo).port;
@@ -199,4 +203,130 @@ test('MDNS=on announces hearth.local as an HTTPS service and withdraws it on shu
   const off = await startAutoTls(t, { localTls: { createMdnsResponder: () => recordingResponder(quiet) } });
   await off.localTls.announce();
   assert.deepEqual(quiet, []);
+});
+
+interface HeldSocket {
+  socket: net.Socket;
+  /** Resolves with everything the server sent, once the server closes the socket. */
+  closed: Promise<string>;
+  isOpen(): boolean;
+}
+
+/** A raw connection that sends `payload` (or nothing) and then goes quiet, as an attacker's would. */
+function holdSocket(port: number, payload?: string): Promise<HeldSocket> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    let open = true;
+    const closed = new Promise<string>((done) => socket.on('close', () => ((open = false), done(answer))));
+    // Read everything, so the server's closing is seen even after it answered (a 408, say).
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('error', () => undefined);
+    const held = { socket, closed, isOpen: () => open };
+    socket.on('connect', () => {
+      if (payload) socket.write(payload);
+      resolve(held);
+    });
+    socket.on('close', () => resolve(held));
+  });
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return true;
+}
+
+const halfSentRequest = 'GET /setup HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ';
+
+test('hundreds of half-sent requests to the set-up port: one address holds only its share, and HTTPS login answers throughout', async (t) => {
+  // Long time-outs here, so only the cap closes anything during the test.
+  const cap = 20;
+  // Registered first, so it runs before the app closes (which waits for requests being received).
+  const held: HeldSocket[] = [];
+  t.after(() => held.forEach(({ socket }) => socket.destroy()));
+  const { port, localTls, caPem } = await startAutoTls(t, {
+    dependencies: { listenerLimits: { connectionsPerAddress: cap, uncappedAddress: () => false, handshakeTimeoutMs: 60_000 } },
+  });
+  await localTls.announce();
+
+  const attempts = 300;
+  for (let index = 0; index < attempts; index += 1) held.push(await holdSocket(localTls.setupPort()!, halfSentRequest));
+  const capped = await waitUntil(() => held.filter((entry) => !entry.isOpen()).length >= attempts - cap, 10_000);
+  const stillHeld = held.filter((entry) => entry.isOpen()).length;
+  t.diagnostic(`${stillHeld} of ${attempts} half-sent requests held on the set-up port`);
+  assert.ok(capped, `the set-up port held ${stillHeld} of ${attempts} from one address`);
+  assert.equal(stillHeld, cap);
+
+  // The main port is untouched: the login page answers over HTTPS, no password needed to see it.
+  const login = await httpsGet('127.0.0.1', port, '/login', caPem);
+  assert.equal(login.status, 200);
+  assert.match(login.body.toString(), /id="login-form"/);
+
+  // The HTTPS port has its own cap, counted before any TLS work.
+  const silent: HeldSocket[] = [];
+  for (let index = 0; index < 100; index += 1) silent.push(await holdSocket(port));
+  held.push(...silent);
+  assert.ok(await waitUntil(() => silent.filter((entry) => !entry.isOpen()).length >= 100 - cap, 10_000));
+  assert.equal(silent.filter((entry) => entry.isOpen()).length, cap);
+});
+
+test('sockets that stall are cut within seconds: a half-sent request and a silent socket on the set-up port, a socket that never starts TLS on HTTPS', async (t) => {
+  const held: HeldSocket[] = [];
+  t.after(() => held.forEach(({ socket }) => socket.destroy()));
+  const { port, localTls } = await startAutoTls(t, {
+    dependencies: { requestTimeoutMs: 1500, listenerLimits: { handshakeTimeoutMs: 1000, uncappedAddress: () => false } },
+  });
+  await localTls.announce();
+  const setupPort = localTls.setupPort()!;
+  const stalled = {
+    'half-sent request on the set-up port': await holdSocket(setupPort, halfSentRequest),
+    'silent socket on the set-up port': await holdSocket(setupPort),
+    'socket that never sends a ClientHello to HTTPS': await holdSocket(port),
+  };
+  held.push(...Object.values(stalled));
+  const started = performance.now();
+  // Generous against a busy machine; before, these stayed for 60-90 s (headers) and 120 s (TLS).
+  for (const [what, entry] of Object.entries(stalled)) {
+    assert.ok(await waitUntil(() => !entry.isOpen(), 15_000), `${what} still open after 15 s`);
+    t.diagnostic(`${what}: cut after ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  assert.match(await stalled['half-sent request on the set-up port'].closed, /^HTTP\/1\.1 408/);
+});
+
+/** A request with any Host header at all, as a raw client can send. */
+async function rawGet(port: number, path: string, host: string): Promise<string> {
+  const { socket, closed } = await holdSocket(port, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  socket.end();
+  return closed;
+}
+
+test("the set-up port's redirect and link name only this machine, whatever Host the request sends", async (t) => {
+  const { port, localTls } = await startAutoTls(t);
+  await localTls.announce();
+  const setupPort = localTls.setupPort()!;
+  for (const host of ['evil.example/x?', 'evil.example', `evil.example:${setupPort}`, '[2001:db8::66]']) {
+    const redirect = await rawGet(setupPort, '/login', host);
+    // The address the connection came in on (127.0.0.1 here), never the Host sent.
+    assert.match(redirect, new RegExp(`\r\nlocation: https://127\\.0\\.0\\.1:${port}/login\r\n`, 'i'), host);
+    const page = await rawGet(setupPort, '/setup', host);
+    assert.ok(page.includes(`href="https://127.0.0.1:${port}/"`), host);
+    assert.ok(!/evil|2001:db8/.test(redirect + page), host);
+  }
+  // A name of this machine that the certificate covers is kept.
+  assert.match(await rawGet(setupPort, '/login', `localhost:${setupPort}`), new RegExp(`location: https://localhost:${port}/login`, 'i'));
+  assert.match(await rawGet(setupPort, '/login', 'hearth.local'), new RegExp(`location: https://hearth\\.local:${port}/login`, 'i'));
+  // An absolute URL in the request line cannot add another host either.
+  assert.match(await rawGet(setupPort, 'http://evil.example/login', 'hearth.local'), new RegExp(`location: https://hearth\\.local:${port}/login\r\n`, 'i'));
+});
+
+test('HTTPS answers carry HSTS for this name only: no includeSubDomains, so other plain-HTTP services under it keep working', async (t) => {
+  const { app } = await startAutoTls(t);
+  for (const url of ['/login', '/setup', '/healthz']) {
+    const header = String((await app.inject({ url })).headers['strict-transport-security']);
+    assert.match(header, /^max-age=\d+$/, url);
+  }
 });

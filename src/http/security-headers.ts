@@ -24,7 +24,9 @@ export async function registerSecurityHeaders(app: FastifyInstance, options: { h
       },
     },
     // HSTS only where the server itself speaks HTTPS; on plain LAN HTTP it would lock people out.
-    strictTransportSecurity: options.https,
+    // Without includeSubDomains: a home server's name often has other plain-HTTP services under
+    // it (and HSTS already holds for this name on every port; browsers never apply it to IPs).
+    strictTransportSecurity: options.https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
     // same-origin, not no-referrer: over plain HTTP on the LAN browsers send no Sec-Fetch-Site, and
     // with no-referrer Chromium sends "Origin: null" for our own forms, so logging in was refused.
     // Other sites still get no Referer (and Origin: null), and are refused.

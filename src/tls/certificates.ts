@@ -18,18 +18,29 @@ export interface CertificateNames {
 export interface NameConstraints {
   /** A name permits itself and every name below it ("local" permits "hearth.local"). */
   dnsNames: string[];
+  /** Names permitted alone, nothing below them: a machine named "dev" must not make the CA valid for every .dev site. */
+  exactDnsNames: string[];
   /** CIDR ranges, e.g. "192.168.0.0/16". */
   ipRanges: string[];
 }
+
+/** Suffixes that are never public names (RFC 6762, RFC 8375, ICANN's .internal; .lan and .home by custom). */
+export const homeSuffixes = ['local', 'home.arpa', 'lan', 'home', 'internal'];
 
 const dayMs = 86_400_000;
 export const caValidityDays = 3650;
 /** Apple refuses to trust a server certificate valid for more than 398 days. */
 export const serverValidityDays = 397;
 
-/** Names and ranges of a home network; the machine's other current addresses are added when the CA is made. */
+/**
+ * Names and ranges of a home network; the machine's other current addresses are added when the CA
+ * is made. The host name is permitted alone when it is a single label ("testbox"); under a home
+ * suffix it is covered already; any other ("box.example.com") is left out. TLS_NAMES entries
+ * the person chose are permitted alone too, never with the names below them.
+ */
 export function homeNetworkConstraints(hostname: string, extraNames: string[] = []): NameConstraints {
-  const dnsNames = ['localhost', 'local', 'home.arpa', 'lan', 'home', 'internal', hostname.toLowerCase()];
+  const dnsNames = ['localhost', ...homeSuffixes];
+  const exactDnsNames: string[] = [];
   const ipRanges = [
     '10.0.0.0/8',
     '172.16.0.0/12',
@@ -41,12 +52,17 @@ export function homeNetworkConstraints(hostname: string, extraNames: string[] = 
     'fc00::/7',
     'fe80::/10',
   ];
+  const permitAlone = (name: string) => {
+    if (name && !nameInConstraints(name, { dnsNames, exactDnsNames })) exactDnsNames.push(name);
+  };
+  const host = hostname.toLowerCase();
+  if (!host.includes('.')) permitAlone(host);
   for (const name of extraNames) {
     if (net.isIPv4(name)) ipRanges.push(`${name}/32`);
     else if (net.isIPv6(name)) ipRanges.push(`${name}/128`);
-    else dnsNames.push(name.toLowerCase());
+    else permitAlone(name.toLowerCase());
   }
-  return { dnsNames: [...new Set(dnsNames.filter(Boolean))], ipRanges: [...new Set(ipRanges)] };
+  return { dnsNames, exactDnsNames, ipRanges: [...new Set(ipRanges)] };
 }
 
 function randomSerialNumber(): string {
@@ -85,34 +101,51 @@ export function addressInRanges(address: string, ranges: string[]): boolean {
   return blockList.check(plain, net.isIPv4(plain) ? 'ipv4' : 'ipv6');
 }
 
-/** True when the DNS name is one of the constraint names or below one. */
-export function nameInConstraints(name: string, dnsNames: string[]): boolean {
+/** True when the DNS name is a permitted name, or below one that permits its subtree. */
+export function nameInConstraints(name: string, constraints: Pick<NameConstraints, 'dnsNames' | 'exactDnsNames'>): boolean {
   const lower = name.toLowerCase();
-  return dnsNames.some((permitted) => lower === permitted || lower.endsWith(`.${permitted}`));
+  return constraints.exactDnsNames.includes(lower) || constraints.dnsNames.some((permitted) => lower === permitted || lower.endsWith(`.${permitted}`));
 }
+
+/** RFC 6761: .invalid is never a real domain. Permitting e-mail and URI names only under it permits none. */
+const noRealDomain = '.invalid';
 
 function nameConstraintsExtension(constraints: NameConstraints): Record<string, unknown> {
   const { asn1 } = forge;
+  // GeneralName tags: 1 rfc822Name (e-mail), 2 dNSName, 6 uniformResourceIdentifier, 7 iPAddress.
   const subtree = (tag: number, value: string) =>
     asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [asn1.create(asn1.Class.CONTEXT_SPECIFIC, tag, false, value)]);
   const permitted = [
-    ...constraints.dnsNames.map((name) => subtree(2, name)),
+    ...[...constraints.dnsNames, ...constraints.exactDnsNames].map((name) => subtree(2, name)),
     ...constraints.ipRanges.map((range) => {
       const [base, prefix] = range.split('/') as [string, string];
       const mask = maskBytes(ipBytes(base).length, Number(prefix));
       const network = ipBytes(base).map((byte, index) => byte & mask[index]!);
       return subtree(7, Buffer.concat([network, mask]).toString('binary'));
     }),
+    // RFC 5280 has no "no e-mail names at all" (an empty constraint means all to Chromium, none to
+    // OpenSSL); ".invalid" means "only under .invalid" to OpenSSL, Chromium, Apple and NSS alike.
+    subtree(1, noRealDomain),
+    subtree(6, noRealDomain),
   ];
+  // A leading dot means "names below" (OpenSSL, Chromium, Apple, Go): ".dev" excludes "x.dev", not "dev".
+  const excluded = constraints.exactDnsNames.map((name) => subtree(2, `.${name}`));
   return {
     id: '2.5.29.30',
     name: 'nameConstraints',
     critical: true,
-    value: asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, permitted)]),
+    value: asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+      asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, permitted),
+      ...(excluded.length > 0 ? [asn1.create(asn1.Class.CONTEXT_SPECIFIC, 1, true, excluded)] : []),
+    ]),
   };
 }
 
-/** A new certificate authority: signs only server certificates for the names and ranges given. */
+/**
+ * A new certificate authority: signs only server certificates for the names and ranges given.
+ * Its extended key usage is serverAuth alone, so browsers and mail, code-signing and login
+ * clients refuse anything else it signs (S/MIME, code signing, client certificates).
+ */
 export function createCertificateAuthority(options: { commonName: string; constraints: NameConstraints; now: Date }): CertificatePair {
   const keys = generateRsaKeys();
   const certificate = forge.pki.createCertificate();
@@ -130,6 +163,7 @@ export function createCertificateAuthority(options: { commonName: string; constr
   certificate.setExtensions([
     { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
     { name: 'subjectKeyIdentifier' },
     nameConstraintsExtension(options.constraints),
   ]);
@@ -175,10 +209,15 @@ export function certificateDer(certificatePem: string): Buffer {
 /** The name constraints written into a CA certificate by createCertificateAuthority. */
 export function readNameConstraints(authorityPem: string): NameConstraints {
   const certificate = forge.pki.certificateFromPem(authorityPem);
-  const extension = certificate.getExtension('nameConstraints') as { permittedSubtrees?: Array<{ type: number; value: string }> } | undefined;
-  const constraints: NameConstraints = { dnsNames: [], ipRanges: [] };
+  type Subtree = { type: number; value: string };
+  const extension = certificate.getExtension('nameConstraints') as { permittedSubtrees?: Subtree[]; excludedSubtrees?: Subtree[] } | undefined;
+  const excludedBelow = new Set((extension?.excludedSubtrees ?? []).filter((subtree) => subtree.type === 2).map((subtree) => subtree.value.toLowerCase()));
+  const constraints: NameConstraints = { dnsNames: [], exactDnsNames: [], ipRanges: [] };
   for (const subtree of extension?.permittedSubtrees ?? []) {
-    if (subtree.type === 2) constraints.dnsNames.push(subtree.value.toLowerCase());
+    if (subtree.type === 2) {
+      const name = subtree.value.toLowerCase();
+      (excludedBelow.has(`.${name}`) ? constraints.exactDnsNames : constraints.dnsNames).push(name);
+    }
     if (subtree.type === 7) {
       const bytes = Buffer.from(subtree.value, 'binary');
       const half = bytes.length / 2;
@@ -193,7 +232,7 @@ export function readNameConstraints(authorityPem: string): NameConstraints {
 /** Keeps only the names the CA may sign for; a certificate with one name outside would be refused whole. */
 export function namesWithinConstraints(names: CertificateNames, constraints: NameConstraints): { permitted: CertificateNames; refused: string[] } {
   const refused: string[] = [];
-  const dnsNames = names.dnsNames.filter((name) => nameInConstraints(name, constraints.dnsNames) || (refused.push(name), false));
+  const dnsNames = names.dnsNames.filter((name) => nameInConstraints(name, constraints) || (refused.push(name), false));
   const ipAddresses = names.ipAddresses.filter((ip) => addressInRanges(ip, constraints.ipRanges) || (refused.push(ip), false));
   return { permitted: { dnsNames, ipAddresses }, refused };
 }

@@ -16,6 +16,9 @@ import {
 } from './certificates.js';
 import { machineCertificateNames, type NetworkInterfaces } from './machine-names.js';
 
+/** The extendedKeyUsage OID of TLS servers. */
+const serverAuthUsage = '1.3.6.1.5.5.7.3.1';
+
 /** A server certificate is replaced when it has fewer days than this left. */
 export const renewalMarginDays = 30;
 
@@ -44,6 +47,8 @@ export interface LocalTls {
   readonly authorityCertificatePem: string;
   /** Why a server certificate was made at start (undefined: the saved one was still good). */
   readonly madeAtStart: string | undefined;
+  /** Set when the saved CA predates its limit to web servers (it could also sign e-mail or code certificates). */
+  readonly authorityTooBroad: string | undefined;
   /** The server certificate and key in use now. */
   current(): CertificatePair;
   /** Names the current certificate covers; refused: machine names the CA may not sign (see README). */
@@ -132,9 +137,14 @@ export function createLocalTls(options: { dataDir: string; extraNames: string[];
   };
   const madeAtStart = renewIfDue();
 
+  // CAs made before extendedKeyUsage was added stay valid for S/MIME, code signing and client login.
+  const usages = new crypto.X509Certificate(authorityPair.certificatePem).keyUsage;
+  const authorityTooBroad = usages?.length === 1 && usages[0] === serverAuthUsage ? undefined : 'the local CA is not limited to web servers';
+
   return {
     authorityCertificatePem: authorityPair.certificatePem,
     madeAtStart,
+    authorityTooBroad,
     current: () => server!,
     names,
     renewIfDue,

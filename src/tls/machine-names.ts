@@ -35,3 +35,16 @@ export function lanIpv4Addresses(interfaces: NetworkInterfaces): string[] {
     .filter((entry) => entry && entry.family === 'IPv4' && !entry.internal)
     .map((entry) => entry!.address);
 }
+
+/**
+ * This machine's host for a link or a redirect: the name the browser asked for when it is one of
+ * the machine's own names or addresses, else the address the connection arrived on. Never the
+ * Host header as such: a client may send any Host (`evil.example/x?` would become the link).
+ */
+export function ownHostForUrl(request: { hostname: string; socket: { localAddress?: string } }, names: CertificateNames): string {
+  const asked = request.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const own = net.isIP(asked) === 0 ? names.dnsNames.includes(asked) : names.ipAddresses.includes(asked);
+  // An IPv4 client of a dual-stack listener arrives on "::ffff:192.168.1.5".
+  const host = own ? asked : (request.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/i, '').split('%')[0]!;
+  return net.isIPv6(host) ? `[${host}]` : host;
+}

@@ -3,6 +3,7 @@ import type { Server as TlsServer } from 'node:tls';
 import type { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
+import type { ListenerLimits } from '../http/listener-limits.js';
 import { createLocalTls, type LocalTls, type LocalTlsSources } from './local-tls.js';
 import { mdnsHostName } from './machine-names.js';
 import { createBonjourResponder, publishHearth, type MdnsResponder } from './mdns.js';
@@ -37,14 +38,18 @@ export function prepareLocalTls(config: Config, dependencies: LocalTlsDependenci
 /** The set-up routes, the hourly renewal check, the set-up listener and mDNS, stopped with the app. */
 export function serveLocalTls(
   app: FastifyInstance,
-  options: { tls: LocalTls; config: Config; templates: Eta; projectRoot: string; dependencies?: LocalTlsDependencies },
+  options: { tls: LocalTls; config: Config; templates: Eta; projectRoot: string; limits: ListenerLimits; dependencies?: LocalTlsDependencies },
 ): LocalTlsService {
   const { tls, config } = options;
   const dependencies = options.dependencies ?? {};
   const httpsPort = () => (app.server.address() as AddressInfo | null)?.port ?? config.port;
-  registerSetupRoutes(app, { authorityCertificatePem: tls.authorityCertificatePem, httpsPort });
+  const machineNames = () => tls.names().permitted;
+  registerSetupRoutes(app, { authorityCertificatePem: tls.authorityCertificatePem, httpsPort, machineNames });
 
   if (tls.madeAtStart) app.log.info({ reason: tls.madeAtStart }, 'made a new HTTPS certificate');
+  if (tls.authorityTooBroad) {
+    app.log.warn({ reason: tls.authorityTooBroad }, 'the local CA was made by an older Hearth and could also vouch for e-mail or code; move DATA_DIR/tls away to make a new CA (phones must install it again)');
+  }
   const refused = tls.names().refused;
   if (refused.length > 0) {
     app.log.warn({ refused }, 'these names are outside what the local CA may sign; move DATA_DIR/tls away to make a new CA (phones must install it again)');
@@ -87,9 +92,11 @@ export function serveLocalTls(
             host,
             port: config.setupPort,
             httpsPort,
+            machineNames,
             authorityCertificatePem: tls.authorityCertificatePem,
             templates: options.templates,
             projectRoot: options.projectRoot,
+            limits: options.limits,
           });
         } catch (error) {
           app.log.error({ err: error, port: config.setupPort }, 'the plain-HTTP set-up page could not start (SETUP_PORT); HTTPS works on');

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { CertificateNames } from './certificates.js';
+import { ownHostForUrl } from './machine-names.js';
 import { caMobileConfig, certificateFingerprint } from './phone-profiles.js';
 
 export const setupPaths = {
@@ -13,6 +15,8 @@ export interface SetupRouteOptions {
   authorityCertificatePem: string;
   /** The port Hearth serves HTTPS on (known only once it listens). */
   httpsPort: () => number;
+  /** Names and addresses the certificate covers: the page links only to these. */
+  machineNames: () => CertificateNames;
 }
 
 /**
@@ -27,7 +31,7 @@ export function registerSetupRoutes(app: FastifyInstance, options: SetupRouteOpt
   const fingerprint = certificateFingerprint(options.authorityCertificatePem);
 
   app.get(setupPaths.page, async (request, reply) => {
-    const host = request.hostname.includes(':') && !request.hostname.startsWith('[') ? `[${request.hostname}]` : request.hostname;
+    const host = ownHostForUrl(request, options.machineNames());
     return reply.header('cache-control', 'no-store').view('setup', {
       httpsAddress: `https://${host}:${options.httpsPort()}/`,
       secure: request.protocol === 'https',
