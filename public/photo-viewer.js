@@ -122,8 +122,20 @@
     dialog.querySelector('.photo-viewer-caption').textContent = photo.alt;
     dialog.querySelector('.photo-viewer-position').textContent = several ? `Photo ${position + 1} of ${photos.length}` : 'Photo';
     dialog.querySelector('.photo-viewer-steps').hidden = !several;
-    dialog.querySelector('.photo-viewer-previous').disabled = position === 0;
-    dialog.querySelector('.photo-viewer-next').disabled = position === photos.length - 1;
+    const previous = dialog.querySelector('.photo-viewer-previous');
+    const next = dialog.querySelector('.photo-viewer-next');
+    const previousOff = position === 0;
+    const nextOff = position === photos.length - 1;
+    // A focused button that is disabled loses focus to <body>, outside the dialog (Chromium 150
+    // at once, later ones a moment after): focus moves first, to the other arrow, else to Close.
+    const focused = document.activeElement;
+    if ((focused === previous && previousOff) || (focused === next && nextOff)) {
+      const other = focused === previous ? next : previous;
+      const otherOff = focused === previous ? nextOff : previousOff;
+      (otherOff ? dialog.querySelector('.photo-viewer-close') : other).focus();
+    }
+    previous.disabled = previousOff;
+    next.disabled = nextOff;
   }
 
   function step(direction) {
@@ -131,11 +143,6 @@
     if (target < 0 || target >= photos.length) return;
     position = target;
     show();
-    // A disabled button cannot keep focus: move it to the other one rather than lose it to <body>.
-    const dialog = viewer();
-    if (document.activeElement instanceof HTMLButtonElement && document.activeElement.disabled) {
-      dialog.querySelector(direction > 0 ? '.photo-viewer-previous' : '.photo-viewer-next')?.focus();
-    }
   }
 
   function closeViewer(dialog) {

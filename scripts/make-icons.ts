@@ -1,6 +1,6 @@
 /**
  * Remakes the PNG app icons in public/ from the flame in public/icon.svg, by rendering SVG in
- * Debian's Chromium (no image library needed). Run by hand after changing the icon:
+ * Chromium (CHROMIUM_PATH or the usual place; no image library needed). Run by hand after changing the icon:
  *   node --import tsx scripts/make-icons.ts
  * The PNGs are committed; the build never runs this.
  */
@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { projectRoot } from '../src/config/project-root.js';
+import { findChromium } from '../tests/support/chromium-path.js';
 
 const background = '#1f2430';
 const flameColour = '#f0883e';
@@ -37,7 +38,7 @@ export const icons = [
 ] as const;
 
 async function makeIcons(): Promise<void> {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({ executablePath: findChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     for (const icon of icons) {
       const page = await browser.newPage({ viewport: { width: icon.size, height: icon.size }, deviceScaleFactor: 1 });

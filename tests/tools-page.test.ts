@@ -78,3 +78,29 @@ test('revoking a tool that was never allowed says so; the page needs a login', a
   assert.equal(anonymous.statusCode, 302);
   assert.equal(anonymous.headers.location, '/login?next=%2Ftools');
 });
+
+test('text in the address of /tools never shows as a notice; the page says only what the person just did, once', async (t) => {
+  const { app, cookies } = await startChatHarness(t, { dependencies: { registry: createTestRegistry(testToolServices()).registry } });
+  const planted = 'Hearth+has+been+updated.+Log+in+again+at+evil.example%3Cscript%3Ealert(1)%3C%2Fscript%3E';
+  for (const query of [`allowed=${planted}`, `changed=${planted}`, `restarted=${planted}`, 'notice=allowed&tool=send_note', 'allowed=send_note']) {
+    const page = await app.inject({ method: 'GET', url: `/tools?${query}`, headers: { cookie: cookies } });
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /class="tools-notice"/, `no notice for ?${query}`);
+    assert.doesNotMatch(page.body, /evil\.example|will act without asking|ask you before it acts again|starting again/, `?${query} says nothing`);
+  }
+
+  // The real action: its notice names the tool, on the page it redirects to, and only there.
+  const page = await app.inject({ method: 'GET', url: '/tools', headers: { cookie: cookies } });
+  const allowed = await app.inject({
+    method: 'POST',
+    url: '/tools/allow',
+    headers: { cookie: cookieHeader(page.headers['set-cookie'], cookies) },
+    payload: { tool: 'send_note', _csrf: csrfTokenFrom(page.body) },
+  });
+  assert.equal(allowed.statusCode, 303);
+  assert.equal(allowed.headers.location, '/tools', 'the redirect carries no text');
+  const after = await app.inject({ method: 'GET', url: allowed.headers.location, headers: { cookie: cookies } });
+  assert.match(after.body, /<p class="tools-notice" role="status">send_note will act without asking\. Take it back here at any time\.<\/p>/);
+  const reloaded = await app.inject({ method: 'GET', url: '/tools', headers: { cookie: cookies } });
+  assert.doesNotMatch(reloaded.body, /class="tools-notice"/, 'shown once, not again on reload');
+});

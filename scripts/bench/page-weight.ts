@@ -5,10 +5,10 @@
  * number of requests), with a phone's viewport and a mid-range phone's CPU (4x slowdown).
  */
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
+import { findChromium } from '../../tests/support/chromium-path.js';
 import { decodeBody, httpGet } from './hearth-client.js';
 import { median, round } from './stats.js';
 
-export const chromiumPath = '/usr/bin/chromium';
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const phoneUserAgent =
   'Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';
@@ -192,7 +192,7 @@ function medianLoad(loads: BrowserLoad[]): BrowserLoad {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs, timeout: 60_000 });
+  return chromium.launch({ executablePath: findChromium(), headless: true, args: chromiumArgs, timeout: 60_000 });
 }
 
 /** Opens `path` `loads` times, each in a fresh phone-sized context (cold cache), then once more warm. */

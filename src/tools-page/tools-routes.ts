@@ -3,6 +3,20 @@ import type { McpSetup } from '../mcp/mcp-setup.js';
 import type { ApprovalDesk } from '../tools-engine/approvals.js';
 import type { ToolRegistry } from '../tools-engine/tool-registry.js';
 
+/** What the last action on the tools page did, for the page it redirects to. */
+export interface ToolsNotice {
+  action: 'allowed' | 'revoked' | 'restarted';
+  /** The tool or server the action was done to, as the server found it (never text from an address). */
+  name: string;
+}
+
+declare module 'fastify' {
+  interface Session {
+    /** Shown once by the next GET /tools, then dropped (a flash): a link cannot make the page say anything. */
+    toolsNotice?: ToolsNotice;
+  }
+}
+
 export interface ToolsRoutesDependencies {
   registry: ToolRegistry;
   approvals: ApprovalDesk;
@@ -70,27 +84,34 @@ export function toolRowsFor(registry: ToolRegistry, approvals: ApprovalDesk): { 
   return { tools, orphanAllowed: [...allowed].filter((name) => !known.has(name)) };
 }
 
+/** The sentence for a notice; only actions the server did have one. */
+export function toolsNoticeText(notice: ToolsNotice): string {
+  switch (notice.action) {
+    case 'allowed':
+      return `${notice.name} will act without asking. Take it back here at any time.`;
+    case 'revoked':
+      return `${notice.name} will ask you before it acts again.`;
+    case 'restarted':
+      return `The ${notice.name} server is starting again.`;
+  }
+}
+
 /** The /tools page: what the assistant can use, and what it may do without asking. */
 export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRoutesDependencies): void {
   const { registry, approvals, mcp } = dependencies;
 
-  app.get<{ Querystring: { changed?: string; restarted?: string; allowed?: string } }>('/tools', (request, reply) => {
-    const changed = typeof request.query.changed === 'string' ? request.query.changed.slice(0, 120) : '';
-    const restarted = typeof request.query.restarted === 'string' ? request.query.restarted.slice(0, 120) : '';
-    const allowed = typeof request.query.allowed === 'string' ? request.query.allowed.slice(0, 120) : '';
+  app.get('/tools', (request, reply) => {
+    // The notice comes from the session, put there by the POST that redirected here; the
+    // address carries none, so a link cannot make the page claim a tool was allowed.
+    const notice = request.session.toolsNotice;
+    if (notice) delete request.session.toolsNotice;
     return reply.view('tools', {
       title: 'Tools',
       ...toolRowsFor(registry, approvals),
       servers: mcpServerViews(mcp),
       mcpFile: mcp.file,
       mcpProblems: mcp.problems,
-      notice: changed
-        ? `${changed} will ask you before it acts again.`
-        : allowed
-          ? `${allowed} will act without asking. Take it back here at any time.`
-          : restarted
-            ? `The ${restarted} server is starting again.`
-            : undefined,
+      notice: notice ? toolsNoticeText(notice) : undefined,
       csrfToken: reply.generateCsrf(),
     });
   });
@@ -102,7 +123,8 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
     }
     approvals.allowAlways(tool.name);
     request.log.info({ tool: tool.name }, 'always-allow set from the tools page');
-    return reply.redirect(`/tools?allowed=${encodeURIComponent(tool.name)}`, 303);
+    request.session.toolsNotice = { action: 'allowed', name: tool.name };
+    return reply.redirect('/tools', 303);
   });
 
   app.post<{ Body: { server?: string } }>('/tools/servers/restart', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -112,7 +134,8 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
     }
     // In the background: the page comes back at once and shows "Starting…".
     void mcp.servers.restart(name).catch((error: unknown) => request.log.warn({ err: error, server: name }, 'MCP server restart failed'));
-    return reply.redirect(`/tools?restarted=${encodeURIComponent(name)}`, 303);
+    request.session.toolsNotice = { action: 'restarted', name };
+    return reply.redirect('/tools', 303);
   });
 
   app.post<{ Body: { tool?: string } }>('/tools/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -121,6 +144,7 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
       return reply.code(404).view('not-found', { title: 'Nothing to revoke', message: `"${name.slice(0, 80)}" was not set to run without asking.` });
     }
     request.log.info({ tool: name }, 'always-allow revoked');
-    return reply.redirect(`/tools?changed=${encodeURIComponent(name)}`, 303);
+    request.session.toolsNotice = { action: 'revoked', name };
+    return reply.redirect('/tools', 303);
   });
 }

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
-import { assertNoPageErrors, chromiumArgs, chromiumPath, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
+import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
+import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
 import { lastAssistant, lastAssistantBody, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { markdownRendererVersion } from '../../src/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/markdown/render-markdown.js';
@@ -89,11 +89,7 @@ test('phone: copy a reply and a code block with navigator.clipboard', async (t) 
 
 test('phone: copy works over plain HTTP on the LAN, where navigator.clipboard does not exist', async (t) => {
   // A LAN name, not localhost: Chromium treats the page as not secure, as at http://<home-server>:8888.
-  const lanBrowser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: [...chromiumArgs, '--host-resolver-rules=MAP hearth-home.lan 127.0.0.1'],
-  });
+  const lanBrowser = await launchBrowser({ extraArgs: ['--host-resolver-rules=MAP hearth-home.lan 127.0.0.1'] });
   t.after(() => lanBrowser.close());
   const testApp = await buildTestApp(t);
   const lanUrl = (await testApp.listen()).replace('127.0.0.1', 'hearth-home.lan');

@@ -378,6 +378,54 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
   assertNoPageErrors(page);
 });
 
+test('with the keyboard alone, stepping to the last or first photo keeps focus in the viewer, also where a disabled button drops focus at once', async (t) => {
+  const { test: testApp, baseUrl, page } = await openChat(t, browser, {
+    app: { standin: { models: [{ name: 'llava:latest', capabilities: ['completion', 'vision'] }] } },
+  });
+  const { conversationId } = await chatWithPhotos(page, testApp.database);
+  // Chromium 150 moved focus to <body> the moment a focused button was disabled (156 does it a
+  // moment later); the viewer must not depend on which. This makes every browser do it at once.
+  await page.addInitScript(() => {
+    const disabled = Object.getOwnPropertyDescriptor(HTMLButtonElement.prototype, 'disabled')!;
+    Object.defineProperty(HTMLButtonElement.prototype, 'disabled', {
+      ...disabled,
+      set(this: HTMLButtonElement, value: boolean) {
+        disabled.set!.call(this, value);
+        if (value && document.activeElement === this) this.blur();
+      },
+    });
+  });
+  await page.goto(`${baseUrl}/c/${conversationId}`);
+  await waitForSocket(page);
+  await page.locator('#chat-thread .message-photo').first().focus();
+  await page.keyboard.press('Enter');
+  await waitFor(page, () => (document.getElementById('photo-viewer') as HTMLDialogElement).open);
+  assert.deepEqual(await focusAndPosition(page), ['Close photo', 'Photo 1 of 3']);
+  await page.keyboard.press('Tab');
+  assert.deepEqual(await focusAndPosition(page), ['Next photo', 'Photo 1 of 3'], 'Previous is off on the first photo: Tab skips it');
+
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await focusAndPosition(page), ['Next photo', 'Photo 2 of 3']);
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await focusAndPosition(page), ['Previous photo', 'Photo 3 of 3'], 'Next is off on the last photo: focus moved to Previous, not lost');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await focusAndPosition(page), ['Next photo', 'Photo 1 of 3'], 'and back on the first photo, to Next');
+  // The arrow keys from an arrow button do the same.
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await focusAndPosition(page), ['Previous photo', 'Photo 3 of 3']);
+  await page.keyboard.press('Escape');
+  await waitFor(page, (label) => document.activeElement?.getAttribute('aria-label') === label, 'Open photo 3 of 3 (1000×1000)');
+  assertNoPageErrors(page);
+});
+
+/** Which button (by its label) has focus, and which photo the viewer shows. */
+async function focusAndPosition(page: Page): Promise<[string, string]> {
+  const state = await viewerState(page);
+  return [state.focus, state.position];
+}
+
 test('without JavaScript a tap on a photo still opens the photo itself', async (t) => {
   const { test: testApp, page: scripted } = await openChat(t, browser, { context: phone });
   const { conversationId, firstIds } = await chatWithPhotos(scripted, testApp.database);

@@ -1,5 +1,6 @@
 /**
- * Browser helpers for the end-to-end tests: playwright-core driving Debian's Chromium.
+ * Browser helpers for the end-to-end tests: playwright-core driving Chromium (CHROMIUM_PATH, else
+ * the usual place for this system: see chromium-path.ts).
  *
  * One browser per test file (`launchBrowser` in `before`, closed in `after`), a fresh context per
  * test (`newPage`), so cookies and storage never leak between tests. Every page records its
@@ -7,11 +8,20 @@
  * end with `assertNoPageErrors(page)`.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { findChromium } from './chromium-path.js';
 import { testPassword } from './test-app.js';
 
-export const chromiumPath = '/usr/bin/chromium';
+let foundChromium: string | undefined;
+/** The browser program, looked for once; a missing one fails the browser tests with one clear message. */
+export function chromiumPath(): string {
+  return (foundChromium ??= findChromium());
+}
+
 export const chromiumArgs = [
   '--no-sandbox',
   '--disable-gpu',
@@ -24,8 +34,67 @@ export const chromiumArgs = [
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
 ];
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+export interface BrowserTemporaryFolder {
+  folder: string;
+  /** This process's environment with TMPDIR pointing into the folder, for Chromium. */
+  environment: Record<string, string | undefined>;
+  remove(): void;
+}
+
+/** Chromium's Unix socket sits at <TMPDIR>/org.chromium.Chromium.XXXXXX/SingletonSocket. */
+const singletonSocketTail = '/org.chromium.Chromium.XXXXXX/SingletonSocket'.length;
+/** The longest path a Unix socket can have (sun_path is 108 bytes with its NUL); Chromium stops at start beyond it. */
+const socketPathLimit = 107;
+
+/**
+ * Chromium writes its own temporary files to TMPDIR (its singleton socket folder
+ * org.chromium.Chromium.*, and .org.chromium.Chromium.* shared memory, which Playwright's
+ * --disable-dev-shm-usage sends there), and a browser that is killed or crashes leaves them behind.
+ * Each browser gets a TMPDIR of its own in a hearth-browser-* folder, removed once it is gone. It is
+ * made in TMPDIR unless that is too deep for Chromium's socket (macOS's /var/folders/..., a test's
+ * private TMPDIR), then in /tmp.
+ */
+export function browserTemporaryFolder(base: string = os.tmpdir()): BrowserTemporaryFolder {
+  const name = 'hearth-browser-XXXXXX';
+  const parent = path.join(base, name).length + singletonSocketTail <= socketPathLimit ? base : '/tmp';
+  const folder = fs.mkdtempSync(path.join(parent, name.slice(0, -'XXXXXX'.length)));
+  return {
+    folder,
+    environment: { ...process.env, TMPDIR: folder },
+    remove: () => fs.rmSync(folder, { recursive: true, force: true }),
+  };
+}
+
+const temporaryFolders = new WeakMap<Browser, string>();
+/** The folder a browser from launchBrowser keeps its temporary files in (for the test of this helper). */
+export function temporaryFolderOf(browser: Browser): string | undefined {
+  return temporaryFolders.get(browser);
+}
+
+export interface LaunchBrowserOptions {
+  /** More Chromium flags after the usual ones (a later flag of the same name wins). */
+  extraArgs?: string[];
+}
+
+/** Headless Chromium for a test file; its temporary files go when it closes, crashes or is killed. */
+export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise<Browser> {
+  const temporary = browserTemporaryFolder();
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({
+      executablePath: chromiumPath(),
+      headless: true,
+      args: [...chromiumArgs, ...(options.extraArgs ?? [])],
+      env: temporary.environment,
+    });
+  } catch (error) {
+    temporary.remove();
+    throw error;
+  }
+  temporaryFolders.set(browser, temporary.folder);
+  // Emitted once the browser process has gone, by close() or not, before close() resolves.
+  browser.on('disconnected', temporary.remove);
+  return browser;
 }
 
 export interface PageProblems {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import lighthouse from 'lighthouse';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { chromiumArgs, chromiumPath } from './browser.js';
+import { browserTemporaryFolder, chromiumArgs, chromiumPath } from './browser.js';
 
 export const lighthouseCategories = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 export type LighthouseCategory = (typeof lighthouseCategories)[number];
@@ -46,10 +46,17 @@ export interface PageScores {
 /** Starts headless Chromium with a DevTools port, in a temporary profile folder. */
 export async function launchAuditedBrowser(): Promise<AuditedBrowser> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-lighthouse-'));
+  // Chromium's own temporary files go to a folder of their own, removed with the profile.
+  const temporary = browserTemporaryFolder();
+  const removeFolders = () => {
+    fs.rmSync(profile, { recursive: true, force: true });
+    temporary.remove();
+  };
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: chromiumPath,
+      executablePath: chromiumPath(),
+      env: temporary.environment,
       headless: true,
       // Lighthouse sets the phone's viewport itself; Playwright's fixed one would fight it.
       viewport: null,
@@ -57,7 +64,7 @@ export async function launchAuditedBrowser(): Promise<AuditedBrowser> {
       args: [...chromiumArgs, '--remote-debugging-port=0'],
     });
   } catch (error) {
-    fs.rmSync(profile, { recursive: true, force: true });
+    removeFolders();
     throw error;
   }
   // Chromium writes the port it picked into the profile: "<port>\n<browser target path>".
@@ -68,7 +75,7 @@ export async function launchAuditedBrowser(): Promise<AuditedBrowser> {
     if (!port) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   if (!port) {
-    await context.close().finally(() => fs.rmSync(profile, { recursive: true, force: true }));
+    await context.close().finally(removeFolders);
     throw new Error('Chromium did not report its DevTools port');
   }
   return {
@@ -78,7 +85,7 @@ export async function launchAuditedBrowser(): Promise<AuditedBrowser> {
       try {
         await context.close();
       } finally {
-        fs.rmSync(profile, { recursive: true, force: true });
+        removeFolders();
       }
     },
   };
