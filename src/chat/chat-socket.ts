@@ -67,7 +67,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     };
 
     const onEvent = (event: ReplyEvent) => {
-      if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta') sendAfterFirstText();
+      if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta' && event.type !== 'reply-started') sendAfterFirstText();
       switch (event.type) {
         case 'delta':
           sender.appendText(`#message-${event.messageId}-thinking`, event.thinking);
@@ -100,6 +100,9 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'thread-changed':
           if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId, switchShownFrom));
           break;
+        case 'reply-started':
+          sender.event('reply-state', { conversationId, running: true });
+          break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
           break;
@@ -117,6 +120,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const requested = parseRecordId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
+      // Whether a turn is running (tool rounds included): a page back from sleep may have missed its end.
+      sender.event('reply-state', { conversationId: requested, running: hub.active(requested) !== undefined });
       // A page showing a window away from the newest end (opened at a search match) loads newer
       // messages itself, page by page: catching up would pour all of them into it.
       const partialWindow = query.window === 'partial';

@@ -239,7 +239,12 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
           await finish({ status: 'complete', error: 'This reply ended because an approval waited with no answer. Nothing was done; ask again when you are back.' });
           break;
         }
-        if (stopController.signal.aborted || !outcome.anotherRound) break;
+        if (stopController.signal.aborted) {
+          // Stop while a tool ran or a card waited: the tool was aborted (or the call denied); the reply ends here, stopped.
+          await finish({ status: 'stopped' });
+          break;
+        }
+        if (!outcome.anotherRound) break;
         images = outcome.images;
 
         const next = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
