@@ -13,6 +13,7 @@ import { ChatInputError, type ChatService } from './chat-service.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
 import { createSocketSender, type SocketSender } from './socket-sender.js';
+import { plainNotice, type ErrorNotice } from './error-notice.js';
 import { parseRecordId } from '../http/record-id.js';
 
 /** Largest frame we read as a chat command; bigger ones are refused with a message. */
@@ -50,7 +51,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     let unsubscribe: (() => void) | undefined;
     const log = request.log;
 
-    const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
+    const showError = (notice: ErrorNotice | string) => sender.swap('#chat-thread', 'beforeend', view.chatError(notice));
     // While this page's own version switch runs: the first message it shows, so the thread it gets back keeps its earlier pages.
     let switchShownFrom: number | undefined;
 
@@ -158,10 +159,10 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
         );
       } catch (error) {
-        if (error instanceof ChatInputError) showError(error.message);
+        if (error instanceof ChatInputError) showError(error.notice ?? error.message);
         else {
           log.error({ err: error }, 'sending a message failed');
-          showError('The message could not be saved. Nothing was sent; try again.');
+          showError(plainNotice('The message could not be saved. Nothing was sent; try again.', true));
         }
       }
     }
@@ -191,7 +192,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           }
         }
       } catch (error) {
-        if (error instanceof ChatInputError) showError(error.message);
+        if (error instanceof ChatInputError) showError(error.notice ?? error.message);
         else {
           log.error({ err: error }, `${type} failed`);
           showError('That could not be done. Nothing changed; try again.');

@@ -12,6 +12,7 @@ import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
 import { finishedOutcome, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
 import type { ToolImage } from '../tools-engine/tool.js';
 import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
+import { llmErrorNotice, storedErrorText } from './error-notice.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 
 export interface ReplyRunnerDependencies {
@@ -257,8 +258,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       if (stopController.signal.aborted) {
         await finish({ status: 'stopped' });
       } else {
-        const text = error instanceof LlmError ? error.message : 'The reply failed unexpectedly. The text so far is kept.';
-        if (error instanceof LlmError) logger.warn({ failure: error.failure, conversationId: conversation.id }, error.message);
+        const text = error instanceof LlmError ? storedErrorText(llmErrorNotice(error)) : 'The reply failed unexpectedly. The text so far is kept.';
+        if (error instanceof LlmError) logger.warn({ failure: error.failure, server: error.server, conversationId: conversation.id }, error.message);
         else logger.error({ err: error, conversationId: conversation.id }, 'reply failed');
         await finish({ status: 'failed', error: text });
       }
