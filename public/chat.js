@@ -19,8 +19,11 @@
     return `${protocol}//${location.host}/ws?conversation=${encodeURIComponent(id)}&after=${encodeURIComponent(last)}`;
   }
 
+  // A turn runs from the first word to its last tool round: while a tool runs or a card waits, no
+  // message streams, but Stop must stay (the server says when a turn starts and ends).
+  let replyRunning = body.classList.contains('is-streaming');
   function updateStreamingState() {
-    body.classList.toggle('is-streaming', Boolean(thread()?.querySelector('.chat-message-streaming')));
+    body.classList.toggle('is-streaming', replyRunning || Boolean(thread()?.querySelector('.chat-message-streaming')));
   }
 
   /** New text at the end is followed unless the person scrolled up, or the page shows a window that does not reach the end. */
@@ -139,6 +142,8 @@
   }
 
   function handleServerEvent(data) {
+    if (data.event === 'reply-state') replyRunning = data.running === true;
+    else if (data.event === 'reply-finished') replyRunning = false;
     if (data.event === 'message-accepted') {
       const element = input();
       element.value = '';

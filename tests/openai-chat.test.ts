@@ -8,6 +8,7 @@ import { startOllamaStandin, type OllamaStandin } from './support/ollama-standin
 import { startOpenAiStandin, type OpenAiStandin, type OpenAiStandinOptions } from './support/openai-standin.js';
 import { csrfTokenFrom, startChatHarness, type ChatHarness } from './support/test-app.js';
 import { smallJpeg, solidPng } from './support/test-photos.js';
+import { readStoredError } from '../src/chat/error-notice.js';
 import { uploadPhoto } from './support/photo-upload.js';
 
 const qwen = '@gpu-box/Qwen/Qwen2.5-7B-Instruct';
@@ -265,11 +266,40 @@ for (const errorCase of errorCases) {
     const final = await chat.socket.waitFor(isSwap('#message-2', 'outerHTML'), 6000);
     const saved = chat.store.getMessage(2)!;
     assert.equal(saved.status, 'failed');
-    assert.match(saved.error ?? '', errorCase.error);
+    // Saved as the headline, then the server's exact words.
+    const { headline, details } = readStoredError(saved.error ?? '');
+    assert.match(details, errorCase.error);
+    assert.match(headline, /GPU box/, 'the headline names the server that failed');
+    assert.doesNotMatch(headline, /Ollama/);
     assert.match(String(final.content), /class="chat-error/);
     assert.equal(saved.content, errorCase.content ?? '');
   });
 }
+
+test('a llama.cpp server that is down is named in the headline, not Ollama', async (t) => {
+  const chat = await startTwoServerChat(t, { backend: { name: 'llama.cpp', id: 'llama-cpp' }, baseUrl: `http://127.0.0.1:${await freePortThatRefuses()}/v1` });
+  chat.socket.send({ type: 'send', message: 'Hello', model: '@llama-cpp/qwen2.5-7b' });
+  const final = await chat.socket.waitFor(isSwap('#message-2', 'outerHTML'), 6000);
+  assert.match(String(final.content), /<p class="chat-error-text">llama\.cpp is not answering\. Check that it is running, then retry\.<\/p>/);
+  assert.match(String(final.content), /<summary>Details<\/summary>llama\.cpp is not answering at http:\/\/127\.0\.0\.1:\d+\/v1/);
+  assert.doesNotMatch(String(final.content), /Ollama/, 'Ollama answered; it is not blamed');
+  assert.equal(chat.store.getMessage(2)!.status, 'failed');
+});
+
+test('when Ollama and a llama.cpp server are both down, the page and Send name each of them', async (t) => {
+  const port = await freePortThatRefuses();
+  const config = loadConfig({ OLLAMA_HOST: `http://127.0.0.1:${port}`, OPENAI_BACKENDS: JSON.stringify([{ name: 'llama.cpp', id: 'llama-cpp', baseUrl: `http://127.0.0.1:${port}/v1` }]) });
+  const chatModel = createChatModelFromConfig(config, { listTimeoutMs: 2000 });
+  const { app, cookies, socket } = await startChatHarness(t, { dependencies: { chatModel } });
+  const page = await app.inject({ url: '/', headers: { cookie: cookies } });
+  const notice = /<p class="chat-error-text">([^<]*)<\/p>/.exec(page.body)![1]!;
+  assert.match(notice, /llama\.cpp is not answering\./);
+  assert.match(notice, /^Ollama is not answering\./, 'each server that is down is named');
+  socket.send({ type: 'send', message: 'Hello' });
+  const refusal = await socket.waitFor((message) => String(message.content).includes('chat-error'));
+  assert.match(String(refusal.content), /<p class="chat-error-text">Ollama is not answering\. Check that it is running, then retry\. llama\.cpp is not answering\. Check that it is running, then retry\.<\/p>/);
+  assert.match(String(refusal.content), /class="button chat-retry"/);
+});
 
 test('model names and errors from a server are shown as text, never as HTML', async (t) => {
   const hostile = '<img src=x onerror=alert(1)>';

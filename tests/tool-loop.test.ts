@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test, type TestContext } from 'node:test';
 import type { RecordedChatRequest, ScriptedReply } from './support/ollama-standin.js';
-import { startChatHarness } from './support/test-app.js';
+import { openChatSocket, startChatHarness } from './support/test-app.js';
 import { createTestRegistry, testToolServices } from './support/test-tools.js';
 
 
 async function startToolChat(t: TestContext, environment: Record<string, string> = {}) {
   const services = testToolServices(() => new Date('2026-11-22T10:00:00Z'));
-  const { registry, sendNote } = createTestRegistry(services);
+  const { registry, sendNote, waitUntilStopped } = createTestRegistry(services);
   const harness = await startChatHarness(t, { environment, dependencies: { registry } });
   const lastMessage = (request: RecordedChatRequest) => request.messages.at(-1)!.content;
-  return { ...harness, sendNote, lastMessage, turnFinished: () => harness.turnFinished() };
+  return { ...harness, sendNote, waitUntilStopped, lastMessage, turnFinished: () => harness.turnFinished() };
 }
 
 const reply = (content: string, extra: ScriptedReply = {}): ScriptedReply => ({ content, ...extra });
@@ -162,6 +162,75 @@ test('stop works while a tool waits for approval', async (t) => {
   assert.equal(toolCalls.listForConversation(1)[0]!.status, 'denied');
   assert.equal(standin.requests.length, 1, 'the model is not asked again after Stop');
   assert.equal(store.listMessages(1).length, 2);
+});
+
+test('Stop while a card waits for approval: the call is denied, the reply ends saved as stopped, and Send works at once', async (t) => {
+  const { socket, standin, sendNote, toolCalls, store, turnFinished, app } = await startToolChat(t);
+  standin.enqueue(reply('I will send it. [TOOL:send_note]x[/TOOL]'));
+  socket.send({ type: 'send', message: 'Send' });
+  await socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
+  assert.ok(socket.messages.some((message) => message.event === 'reply-state' && message.running === true), 'the page was told a turn is running');
+  assert.ok(app.hub.active(1), 'the turn is still running while the card waits');
+  socket.send({ type: 'stop', conversationId: '1' });
+  await turnFinished();
+  assert.deepEqual(sendNote.sent, []);
+  const [call] = toolCalls.listForConversation(1);
+  assert.equal(call!.status, 'denied');
+  assert.equal(call!.result, 'Not run: the person pressed Stop.');
+  const saved = store.getMessage(2)!;
+  assert.equal(saved.status, 'stopped', 'the reply is saved as stopped, not complete');
+  assert.equal(saved.content, 'I will send it.', 'what it said is kept');
+  const final = socket.messages.findLast((message) => message.target === '#message-2')!;
+  assert.match(String(final.content), /data-status="stopped"[\s\S]*Not run — you pressed Stop/);
+
+  socket.messages.length = 0;
+  standin.enqueue(reply('Fine.'));
+  socket.send({ type: 'send', message: 'Never mind', conversationId: '1' });
+  await turnFinished();
+  assert.ok(!socket.messages.some((message) => String(message.content).includes('still being written')), 'Send is accepted right after');
+  assert.equal(store.listMessages(1).at(-1)!.content, 'Fine.');
+});
+
+test('Stop while a slow tool runs: the tool gets the abort, the partial reply is kept as stopped, and Send works at once', async (t) => {
+  const { socket, standin, toolCalls, store, turnFinished, waitUntilStopped } = await startToolChat(t);
+  standin.enqueue(reply('Looking through it all. [TOOL:wait_until_stopped][/TOOL]'));
+  socket.send({ type: 'send', message: 'Take your time' });
+  await waitUntilStopped.started;
+  assert.equal(toolCalls.listForConversation(1)[0]!.status, 'running');
+  socket.send({ type: 'stop', conversationId: '1' });
+  await turnFinished();
+  assert.equal(waitUntilStopped.aborted, true, 'the tool saw its signal abort');
+  const [call] = toolCalls.listForConversation(1);
+  assert.equal(call!.status, 'failed');
+  assert.match(call!.result, /stopped by the person/);
+  assert.equal(standin.requests.length, 1, 'the model is not asked to go on');
+  const saved = store.getMessage(2)!;
+  assert.equal(saved.status, 'stopped');
+  assert.equal(saved.content, 'Looking through it all.');
+  const final = socket.messages.findLast((message) => message.target === '#message-2')!;
+  assert.match(String(final.content), /data-status="stopped"[\s\S]*Stopped — using wait_until_stopped was cut short/);
+
+  standin.enqueue(reply('Fine.'));
+  socket.messages.length = 0;
+  socket.send({ type: 'send', message: 'Never mind', conversationId: '1' });
+  await turnFinished();
+  assert.equal(store.listMessages(1).at(-1)!.content, 'Fine.');
+});
+
+test('a page that connects during a tool round is told a turn is running, and told again when it is not', async (t) => {
+  const { socket, standin, turnFinished, waitUntilStopped, baseUrl, cookies } = await startToolChat(t);
+  standin.enqueue(reply('[TOOL:wait_until_stopped][/TOOL]'));
+  socket.send({ type: 'send', message: 'Go' });
+  await waitUntilStopped.started;
+  const during = await openChatSocket(baseUrl, cookies, '1');
+  t.after(() => during.close());
+  const state = await during.waitFor((message) => message.event === 'reply-state');
+  assert.equal(state.running, true);
+  socket.send({ type: 'stop', conversationId: '1' });
+  await turnFinished();
+  const after = await openChatSocket(baseUrl, cookies, '1');
+  t.after(() => after.close());
+  assert.equal((await after.waitFor((message) => message.event === 'reply-state')).running, false);
 });
 
 test('the round cap stops the loop and says so in the chat', async (t) => {

@@ -10,6 +10,7 @@ import type { ChatReader } from './chat-reader.js';
 import { parseRecordId } from '../http/record-id.js';
 import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
 import type { ReplyHub } from './reply-hub.js';
+import { noModelNotice, type ErrorNotice } from './error-notice.js';
 
 export { messagePageSize } from './chat-reader.js';
 
@@ -60,11 +61,17 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
   const { store, hub, chatModel, chatService, view, reader, visionModels } = dependencies;
 
   /** The picker: one group per model server; a server that is down says so in its group. */
-  async function modelPicker(selected: string | undefined): Promise<{ groups: ModelPickerGroup[]; notice?: string; empty: boolean; photoRefusal: string; photoModelNames: Record<string, string> }> {
-    const groups = (await modelGroupsOf(chatModel)).map(toPickerGroup);
+  async function modelPicker(
+    selected: string | undefined,
+  ): Promise<{ groups: ModelPickerGroup[]; notice?: ErrorNotice; empty: boolean; emptyLabel: string; photoRefusal: string; photoModelNames: Record<string, string> }> {
+    const modelGroups = await modelGroupsOf(chatModel);
+    const groups = modelGroups.map(toPickerGroup);
     const empty = groups.every((group) => group.options.length === 0);
     // Shown in the thread only when nothing at all can be picked; otherwise the group says it.
-    const notice = empty ? groups.flatMap((group) => group.problemDetail ?? []).join(' ') || undefined : undefined;
+    const notice = empty ? noModelNotice(modelGroups) : undefined;
+    // The picker's one line then: "No models installed" only when every server answered with none.
+    const down = modelGroups.filter((group) => group.unreachable);
+    const emptyLabel = down.length === 0 ? 'No models installed' : modelGroups.length === 1 ? `${down[0]!.name} is not answering` : 'No model server has a model to offer';
     if (selected && !groups.some((group) => group.options.some((option) => option.value === selected))) {
       // The chat's model is not listed now (server down, model removed): keep it selected, in its own group.
       const { backendId, name } = parseModelId(selected);
@@ -75,7 +82,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     }
     const photoRefusal = await markVisionOptions(groups, visionModels);
     const photoModelNames = photoRefusal ? blindModelNames(groups) : {};
-    return { groups, empty, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
+    return { groups, empty, emptyLabel, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
   }
 
   async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number) {
@@ -98,6 +105,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       highlightId: around ? at : undefined,
       modelGroups: picker.groups,
       noModels: picker.empty,
+      noModelsLabel: picker.emptyLabel,
       model,
       notice: picker.notice,
       photoRefusal: picker.photoRefusal,

@@ -5,6 +5,8 @@ import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';
 import { ChatInputError } from './chat-input-error.js';
+import { noModelNotice } from './error-notice.js';
+import { modelGroupsOf } from '../llm/model-router.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
 
@@ -188,6 +190,8 @@ export function createChatService(dependencies: ChatServiceDependencies) {
           chatModel.listModelGroups
             ? `No model is available: no model server (Ollama at ${chatModel.host}, or those in OPENAI_BASE_URL / OPENAI_BACKENDS) has one or is answering. Start one, or install a model with: ollama pull llama3.2`
             : `No model is available: Ollama at ${chatModel.host} has none installed or is not answering. Install one with: ollama pull llama3.2`,
+          // Each server by name, with why it has nothing to offer (down, or no models).
+          noModelNotice(await modelGroupsOf(chatModel)),
         );
       }
       await checkPhotos(photoIds, model);

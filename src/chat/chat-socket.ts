@@ -13,6 +13,7 @@ import { ChatInputError, type ChatService } from './chat-service.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from './reply-hub.js';
 import { createSocketSender, type SocketSender } from './socket-sender.js';
+import { plainNotice, type ErrorNotice } from './error-notice.js';
 import { parseRecordId } from '../http/record-id.js';
 
 /** Largest frame we read as a chat command; bigger ones are refused with a message. */
@@ -50,7 +51,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     let unsubscribe: (() => void) | undefined;
     const log = request.log;
 
-    const showError = (message: string) => sender.swap('#chat-thread', 'beforeend', view.chatError(message));
+    const showError = (notice: ErrorNotice | string) => sender.swap('#chat-thread', 'beforeend', view.chatError(notice));
     // While this page's own version switch runs: the first message it shows, so the thread it gets back keeps its earlier pages.
     let switchShownFrom: number | undefined;
 
@@ -67,7 +68,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     };
 
     const onEvent = (event: ReplyEvent) => {
-      if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta') sendAfterFirstText();
+      if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta' && event.type !== 'reply-started') sendAfterFirstText();
       switch (event.type) {
         case 'delta':
           sender.appendText(`#message-${event.messageId}-thinking`, event.thinking);
@@ -100,6 +101,9 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'thread-changed':
           if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId, switchShownFrom));
           break;
+        case 'reply-started':
+          sender.event('reply-state', { conversationId, running: true });
+          break;
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
           break;
@@ -117,6 +121,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const requested = parseRecordId(query.conversation);
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
+      // Whether a turn is running (tool rounds included): a page back from sleep may have missed its end.
+      sender.event('reply-state', { conversationId: requested, running: hub.active(requested) !== undefined });
       // A page showing a window away from the newest end (opened at a search match) loads newer
       // messages itself, page by page: catching up would pour all of them into it.
       const partialWindow = query.window === 'partial';
@@ -153,10 +159,10 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
         );
       } catch (error) {
-        if (error instanceof ChatInputError) showError(error.message);
+        if (error instanceof ChatInputError) showError(error.notice ?? error.message);
         else {
           log.error({ err: error }, 'sending a message failed');
-          showError('The message could not be saved. Nothing was sent; try again.');
+          showError(plainNotice('The message could not be saved. Nothing was sent; try again.', true));
         }
       }
     }
@@ -186,7 +192,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           }
         }
       } catch (error) {
-        if (error instanceof ChatInputError) showError(error.message);
+        if (error instanceof ChatInputError) showError(error.notice ?? error.message);
         else {
           log.error({ err: error }, `${type} failed`);
           showError('That could not be done. Nothing changed; try again.');

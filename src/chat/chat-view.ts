@@ -6,6 +6,7 @@ import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../s
 import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
 import { describeToolCall } from './tool-call-words.js';
 import type { StoredAttachment } from '../storage/attachment-store.js';
+import { plainNotice, readStoredError, type ErrorNotice } from './error-notice.js';
 
 export interface MessageView {
   id: number;
@@ -17,7 +18,8 @@ export interface MessageView {
   status: MessageStatus;
   streaming: boolean;
   hasContent: boolean;
-  error: string | null;
+  /** Why the reply failed or ended early, as saved with it. */
+  error: ErrorNotice | null;
   toolCalls: ToolCallView[];
   /** When it was written (ms since 1970): the page shows it relative, in the browser's time zone. */
   createdAt: number;
@@ -126,7 +128,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     status: message.status,
     streaming,
     hasContent: content.length > 0,
-    error: message.error,
+    error: message.error ? readStoredError(message.error) : null,
     toolCalls: toolCalls.map(toToolCallView),
     createdAt: message.createdAt,
     photos: photos.map(toPhotoView),
@@ -171,7 +173,8 @@ export function createChatView(eta: Eta) {
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),
-    chatError: (message: string) => eta.render('./partials/chat-error', { message }),
+    /** A notice in the thread; plain text is all headline. */
+    chatError: (notice: ErrorNotice | string) => eta.render('./partials/chat-error', { notice: typeof notice === 'string' ? plainNotice(notice) : notice }),
   };
 }
 

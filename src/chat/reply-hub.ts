@@ -17,6 +17,8 @@ export type ReplyEvent =
    * again, around `fromId` when the change happened there (a version of an older message).
    */
   | { type: 'thread-changed'; fromId?: number }
+  /** A turn began: Stop is on screen until reply-finished, through its tool rounds and approval waits. */
+  | { type: 'reply-started' }
   | { type: 'reply-finished' };
 
 export interface ActiveReply {
@@ -39,6 +41,7 @@ export class ReplyHub {
   begin(reply: ActiveReply): boolean {
     if (this.#replies.has(reply.conversationId)) return false;
     this.#replies.set(reply.conversationId, reply);
+    this.publish(reply.conversationId, { type: 'reply-started' });
     return true;
   }
 

@@ -12,6 +12,7 @@ import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
 import { finishedOutcome, type ToolCallRunner } from '../tools-engine/tool-call-runner.js';
 import type { ToolImage } from '../tools-engine/tool.js';
 import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
+import { llmErrorNotice, storedErrorText } from './error-notice.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 
 export interface ReplyRunnerDependencies {
@@ -239,7 +240,12 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
           await finish({ status: 'complete', error: 'This reply ended because an approval waited with no answer. Nothing was done; ask again when you are back.' });
           break;
         }
-        if (stopController.signal.aborted || !outcome.anotherRound) break;
+        if (stopController.signal.aborted) {
+          // Stop while a tool ran or a card waited: the tool was aborted (or the call denied); the reply ends here, stopped.
+          await finish({ status: 'stopped' });
+          break;
+        }
+        if (!outcome.anotherRound) break;
         images = outcome.images;
 
         const next = store.addMessage(conversation.id, 'assistant', '', { status: 'streaming', model: conversation.model });
@@ -252,8 +258,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       if (stopController.signal.aborted) {
         await finish({ status: 'stopped' });
       } else {
-        const text = error instanceof LlmError ? error.message : 'The reply failed unexpectedly. The text so far is kept.';
-        if (error instanceof LlmError) logger.warn({ failure: error.failure, conversationId: conversation.id }, error.message);
+        const text = error instanceof LlmError ? storedErrorText(llmErrorNotice(error)) : 'The reply failed unexpectedly. The text so far is kept.';
+        if (error instanceof LlmError) logger.warn({ failure: error.failure, server: error.server, conversationId: conversation.id }, error.message);
         else logger.error({ err: error, conversationId: conversation.id }, 'reply failed');
         await finish({ status: 'failed', error: text });
       }

@@ -1,4 +1,5 @@
 import type { StoredToolCall } from '../storage/tool-call-store.js';
+import { stoppedBeforeRunning, stoppedWhileRunning } from '../tools-engine/tool-call-runner.js';
 
 /** How one tool's work reads in a sentence: "Searching your email…", "Searched your email", "Could not search your email". */
 interface ToolPhrases {
@@ -57,11 +58,13 @@ export function describeToolCall(call: Pick<StoredToolCall, 'name' | 'status' | 
     }
     case 'failed': {
       const reason = failureReason(call.name, call.result);
+      if (reason === stoppedWhileRunning) return `Stopped — ${phrases.doing.charAt(0).toLowerCase()}${phrases.doing.slice(1)} was cut short`;
       return reason ? `Could not ${phrases.act}: ${reason}` : `Could not ${phrases.act}`;
     }
     case 'denied':
       // The runner refuses by itself a call copied from outside text; otherwise the person said no.
-      return call.result.startsWith('Refused:') ? 'Not run — it repeated text from an email or tool result' : 'Not run — you said no';
+      if (call.result.startsWith('Refused:')) return 'Not run — it repeated text from an email or tool result';
+      return call.result === stoppedBeforeRunning ? 'Not run — you pressed Stop' : 'Not run — you said no';
     case 'expired':
       return 'Not run — no answer in time';
   }

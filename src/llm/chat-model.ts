@@ -124,6 +124,7 @@ export function createChatModel(options: ChatModelOptions): ChatModel {
       // ollama-js waits for response headers before it hands out an abortable iterator, so a
       // hung Ollama could never be stopped; a client per reply with our own signal can.
       const control = new ReplyControl(request.signal, {
+        server: 'Ollama',
         firstChunkMs: firstChunkTimeoutMs,
         firstChunkMessage: `Ollama did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`,
         chunkMs: chunkTimeoutMs,

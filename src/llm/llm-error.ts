@@ -8,16 +8,54 @@ export type LlmFailure =
   | 'stream-error'
   | 'connection-dropped'
   | 'timeout'
-  | 'request-rejected';
+  | 'request-rejected'
+  /** The server's model process was killed (Ollama's `signal: killed`: nearly always the out-of-memory killer). */
+  | 'model-killed'
+  /** The server's model process ended some other way (`exit status 2`, a runner that stopped). */
+  | 'model-crashed';
 
+/**
+ * One failure, classified once, here: which server (its name as the person knows it: "Ollama",
+ * "llama.cpp", "GPU box"), what kind of failure, and the exact words for the details.
+ */
 export class LlmError extends Error {
   constructor(
     readonly failure: LlmFailure,
     message: string,
+    readonly server: string,
   ) {
     super(message);
     this.name = 'LlmError';
   }
+
+  /** The chat's headline: the server that failed and what happened, with what to do. */
+  get headline(): string {
+    return failureHeadline(this.server, this.failure);
+  }
+}
+
+const headlines: Record<LlmFailure, (server: string) => string> = {
+  unreachable: (server) => `${server} is not answering. Check that it is running, then retry.`,
+  unauthorized: (server) => `${server} refused the API key. Fix the key in .env, then restart Hearth.`,
+  'context-too-long': (server) => `The conversation is too long for the model on ${server}. Start a new chat, or pick a model with a larger context.`,
+  'model-missing': (server) => `That model is not available on ${server}. Pick another model.`,
+  'thinking-unsupported': (server) => `That model on ${server} cannot show its thinking. Pick another model.`,
+  'stream-error': (server) => `${server} stopped with an error while writing the reply.`,
+  'connection-dropped': (server) => `The connection to ${server} dropped. The text so far is kept.`,
+  timeout: (server) => `${server} took too long to answer, so the reply was ended. The text so far is kept.`,
+  'request-rejected': (server) => `${server} could not write a reply this time. Retry, or pick another model.`,
+  'model-killed': (server) =>
+    `The model stopped: ${server}'s model process was killed (usually out of memory). Try a smaller model, or a shorter context: start a new chat.`,
+  'model-crashed': (server) => `The model stopped: ${server}'s model process crashed. Try a smaller model, or a shorter context: start a new chat.`,
+};
+
+export function failureHeadline(server: string, failure: LlmFailure): string {
+  return headlines[failure](server);
+}
+
+/** Failures a reload may cure (the server comes back): the chat's notices offer Retry for these. */
+export function retryMayHelp(failure: LlmFailure): boolean {
+  return failure === 'unreachable' || failure === 'connection-dropped' || failure === 'timeout';
 }
 
 interface ErrorContext {
@@ -33,38 +71,62 @@ export function isNetworkError(error: unknown): boolean {
   return (
     error.name === 'TypeError' ||
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_SOCKET'].includes(code ?? '') ||
-    /fetch failed|terminated|socket|other side closed/i.test(error.message)
+    // undici's own words for a body cut off ("terminated", alone): not a server's error text that
+    // happens to contain the word, such as Ollama's "llama runner process has terminated".
+    /^terminated$|fetch failed|socket|other side closed/i.test(error.message)
   );
 }
+
+/**
+ * Ollama's words when its model process ended under it: "llama runner process has terminated:
+ * signal: killed" (or ": exit status 2"), "llama runner process no longer running", and newer
+ * versions' "model runner has unexpectedly stopped".
+ */
+const runnerEndedPattern = /runner process (has terminated|no longer running)|model runner has unexpectedly stopped/i;
 
 /** Maps whatever ollama-js or fetch threw to one LlmError with a specific, actionable message. */
 export function describeLlmError(error: unknown, context: ErrorContext): LlmError {
   if (error instanceof LlmError) return error;
+  const server = 'Ollama';
   const status = (error as { status_code?: number }).status_code;
   const message = error instanceof Error ? error.message : String(error);
 
+  // Before the network check: "has terminated" is the model process, not the connection.
+  if (runnerEndedPattern.test(message)) {
+    const killed = /signal: killed/i.test(message);
+    return new LlmError(
+      killed ? 'model-killed' : 'model-crashed',
+      `Ollama's model process ended ${context.streaming ? 'while writing the reply' : 'before it could answer'} (Ollama said: "${message}").` +
+        `${context.streaming ? ' The text so far is kept.' : ''}${killed ? ' "Killed" is nearly always the system running out of memory.' : ''}` +
+        ` A smaller model (or a smaller quantization), or a new chat with less to read, needs less memory.`,
+      server,
+    );
+  }
   if (status === 404 && /not found/i.test(message)) {
     return new LlmError(
       'model-missing',
       `The model "${context.model}" is not installed in Ollama. Pick another model, or run: ollama pull ${context.model}`,
+      server,
     );
   }
   if (status === 400 && /does not support thinking/i.test(message)) {
-    return new LlmError('thinking-unsupported', `The model "${context.model}" does not support thinking: ${message}`);
+    return new LlmError('thinking-unsupported', `The model "${context.model}" does not support thinking: ${message}`, server);
   }
   if (status !== undefined) {
-    return new LlmError('request-rejected', `Ollama refused the request (HTTP ${status}): ${message}`);
+    return new LlmError('request-rejected', `Ollama refused the request (HTTP ${status}): ${message}`, server);
   }
   if (isNetworkError(error)) {
     return context.streaming
       ? new LlmError(
           'connection-dropped',
           `The connection to Ollama at ${context.host} dropped in the middle of the reply. The text so far is kept; send again to retry.`,
+          server,
         )
       : new LlmError(
           'unreachable',
           `Ollama is not answering at ${context.host}. Check that it is running (ollama serve) and that OLLAMA_HOST is right.`,
+          server,
         );
   }
-  return new LlmError('stream-error', `Ollama reported an error while writing the reply: ${message}`);
+  return new LlmError('stream-error', `Ollama reported an error while writing the reply: ${message}`, server);
 }

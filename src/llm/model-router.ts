@@ -38,10 +38,10 @@ export function parseModelId(id: string): { backendId: string | undefined; name:
   return { backendId: id.slice(1, slash), name: id.slice(slash + 1) };
 }
 
-function withTimeout<T>(promise: Promise<T>, milliseconds: number, message: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, milliseconds: number, message: string, server: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new LlmError('unreachable', message)), milliseconds);
+    timer = setTimeout(() => reject(new LlmError('unreachable', message, server)), milliseconds);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -54,7 +54,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
   function resolve(id: string): { backend: ModelBackend; name: string } {
     const { backendId, name } = parseModelId(id);
     if (backendId === undefined) {
-      if (!ollama) throw new LlmError('model-missing', `The model "${id}" would be Ollama's, but Ollama is not configured. Pick another model.`);
+      if (!ollama) throw new LlmError('model-missing', `The model "${id}" would be Ollama's, but Ollama is not configured. Pick another model.`, 'Ollama');
       return { backend: ollama, name };
     }
     const backend = backends.find((candidate) => candidate.kind !== 'ollama' && candidate.id === backendId);
@@ -62,6 +62,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
       throw new LlmError(
         'model-missing',
         `This chat used "${name}" on the model server "${backendId}", which is no longer configured (OPENAI_BASE_URL / OPENAI_BACKENDS). Pick another model.`,
+        backendId,
       );
     }
     return { backend, name };
@@ -72,7 +73,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
       backends.map(async (backend): Promise<ModelGroup> => {
         const group = { backendId: backend.id, name: backend.name };
         try {
-          const names = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, `${backend.name} did not answer within ${listTimeoutMs / 1000} s.`);
+          const names = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, `${backend.name} did not answer within ${listTimeoutMs / 1000} s.`, backend.name);
           const models = names.map((name) => ({ id: modelIdFor(backend, name), name }));
           if (models.length > 0) return { ...group, models };
           const problem =
@@ -96,7 +97,9 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
     /** Every server's models; a server that is down is left out, unless all are down. */
     async listModels() {
       const groups = await listModelGroups();
-      if (groups.every((group) => group.unreachable)) throw new LlmError('unreachable', groups.map((group) => group.problem).join(' '));
+      if (groups.every((group) => group.unreachable)) {
+        throw new LlmError('unreachable', groups.map((group) => group.problem).join(' '), groups.map((group) => group.name).join(' and '));
+      }
       return groups.flatMap((group) => group.models.map((model) => model.id));
     },
 
@@ -115,7 +118,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
       return Promise.all(
         backends.map(async (backend): Promise<BackendHealth> => {
           // Its model list, not a ping: a server that answers but refuses the key is not usable either.
-          const status = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, 'timeout').then(
+          const status = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, 'timeout', backend.name).then(
             () => 'reachable' as const,
             (error: unknown) => (error instanceof LlmError && error.failure === 'unauthorized' ? ('unauthorized' as const) : ('unreachable' as const)),
           );

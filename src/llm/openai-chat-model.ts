@@ -53,37 +53,41 @@ export function describeOpenAiError(error: unknown, context: ErrorContext): LlmE
       const where = backend.apiKeyVariable
         ? `Check ${backend.apiKeyVariable} in .env`
         : 'Set its API key in .env (OPENAI_API_KEY, or apiKeyEnv in OPENAI_BACKENDS)';
-      return new LlmError('unauthorized', `${backend.name} refused the API key (HTTP ${status}): ${detail}. ${where}, then restart Hearth.`);
+      return new LlmError('unauthorized', `${backend.name} refused the API key (HTTP ${status}): ${detail}. ${where}, then restart Hearth.`, backend.name);
     }
     if (contextTooLongPattern.test(detail) || /context_length|exceed_context/i.test(kind)) {
       return new LlmError(
         'context-too-long',
         `The conversation is too long for "${model}" on ${backend.name}: ${detail}. Start a new chat, or give the model a larger context on the server (llama-server -c, vLLM --max-model-len).`,
+        backend.name,
       );
     }
     if (status === 404 || modelMissingPattern.test(detail) || /model_not_found/i.test(kind)) {
       return new LlmError(
         'model-missing',
         `The model "${model}" is not available on ${backend.name}: ${detail}. Pick another model, or load it on that server.`,
+        backend.name,
       );
     }
     if (status === undefined) {
-      return new LlmError('stream-error', `${backend.name} reported an error while writing the reply: ${detail}. The text so far is kept; send again to retry.`);
+      return new LlmError('stream-error', `${backend.name} reported an error while writing the reply: ${detail}. The text so far is kept; send again to retry.`, backend.name);
     }
-    return new LlmError('request-rejected', `${backend.name} refused the request (HTTP ${status}): ${detail}`);
+    return new LlmError('request-rejected', `${backend.name} refused the request (HTTP ${status}): ${detail}`, backend.name);
   }
   if (error instanceof APIConnectionError || isNetworkError(error)) {
     return context.streaming
       ? new LlmError(
           'connection-dropped',
           `The connection to ${backend.name} at ${backend.baseUrl} dropped in the middle of the reply. The text so far is kept; send again to retry.`,
+          backend.name,
         )
       : new LlmError(
           'unreachable',
           `${backend.name} is not answering at ${backend.baseUrl}. Check that the server is running and that its address (OPENAI_BASE_URL or OPENAI_BACKENDS) is right.`,
+          backend.name,
         );
   }
-  return new LlmError('stream-error', `${backend.name} reported an error while writing the reply: ${detail}`);
+  return new LlmError('stream-error', `${backend.name} reported an error while writing the reply: ${detail}`, backend.name);
 }
 
 /** Pictures travel base64 without a type; the first bytes tell it. */
@@ -291,6 +295,7 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     async streamReply(request) {
       if (request.signal?.aborted) return emptyStream();
       const control = new ReplyControl(request.signal, {
+        server: backend.name,
         firstChunkMs: firstChunkTimeoutMs,
         firstChunkMessage: `${backend.name} did not start answering within ${duration(firstChunkTimeoutMs)}.`,
         chunkMs: chunkTimeoutMs,
@@ -338,6 +343,7 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
               throw new LlmError(
                 'connection-dropped',
                 `${backend.name} stopped the reply without finishing it (the stream ended before [DONE]). The text so far is kept; send again to retry.`,
+                backend.name,
               );
             }
           } catch (error) {

@@ -2,6 +2,8 @@ import type { ReplyStream } from './chat-model.js';
 import { LlmError } from './llm-error.js';
 
 export interface ReplyLimits {
+  /** The model server, as the person knows it: named in a timeout's headline. */
+  server: string;
   /** How long to wait for the first chunk (a model may need to load), and the message then. */
   firstChunkMs: number;
   firstChunkMessage: string;
@@ -69,7 +71,7 @@ export class ReplyControl {
 
   #timer(milliseconds: number, message: string): NodeJS.Timeout {
     return setTimeout(() => {
-      this.#timedOut = new LlmError('timeout', message);
+      this.#timedOut = new LlmError('timeout', message, this.limits.server);
       this.#controller.abort();
     }, milliseconds);
   }

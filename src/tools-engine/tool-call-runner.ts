@@ -76,11 +76,15 @@ function copiedFromResults(tag: ScannedTag, seenResults: string): boolean {
   return needle.length >= 8 && seenResults.includes(needle);
 }
 
+/** A call's result when Stop was pressed while it ran (after "Error from name: "), or while it waited for approval. */
+export const stoppedWhileRunning = 'stopped by the person';
+export const stoppedBeforeRunning = 'Not run: the person pressed Stop.';
+
 async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number, stop: AbortSignal): Promise<T> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([stop, timeout]);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(timeout.aborted ? new ToolError(`timed out after ${timeoutMs / 1000} s`) : new ToolError('stopped by the person'));
+    const onAbort = () => reject(timeout.aborted ? new ToolError(`timed out after ${timeoutMs / 1000} s`) : new ToolError(stoppedWhileRunning));
     signal.addEventListener('abort', onAbort, { once: true });
     work(signal).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
@@ -116,7 +120,7 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
       }, startedAt);
     }
     if (decision === 'deny') {
-      const result = request.signal.aborted ? 'Not run: the person pressed Stop.' : 'The person denied this action. Do not retry it unless they ask.';
+      const result = request.signal.aborted ? stoppedBeforeRunning : 'The person denied this action. Do not retry it unless they ask.';
       return finish(request, toolCallId, { name, status: 'denied', result }, startedAt);
     }
     toolCalls.setStatus(toolCallId, 'running');

@@ -9,6 +9,7 @@ import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../s
 import * as chatPage from '../support/chat-page.js';
 import { lastAssistant, lastAssistantBody, normalize, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket, words } from '../support/chat-page.js';
 import { buildTestApp, testPassword, type TestAppOptions } from '../support/test-app.js';
+import { createTestRegistry } from '../support/test-tools.js';
 
 let browser: Browser;
 before(async () => {
@@ -122,6 +123,39 @@ test('stop: the stop button ends a slow reply, keeps the partial text, and abort
   await reloaded.waitFor();
   assert.equal(await reloaded.getAttribute('data-status'), 'stopped');
   assert.equal(normalize(await reloaded.locator('.chat-message-body').textContent()), partial, 'the partial reply survives a reload');
+  assertNoPageErrors(page);
+});
+
+test('stop during a tool round: Stop stays on screen while a slow tool runs, aborts it, keeps the reply, and Send works after', async (t) => {
+  const { registry, waitUntilStopped } = createTestRegistry();
+  const { test: testApp, page } = await openChat(t, { app: { dependencies: { registry } } });
+  testApp.standin.enqueue({ content: 'Let me look through everything. [TOOL:wait_until_stopped][/TOOL]' }, { content: 'Here I am again.' });
+
+  await send(page, 'Search it all');
+  await waitUntilStopped.started;
+  // The round's words are finished and its card runs: no message is streaming now, the turn still is.
+  await page.locator('.tool-call-card[data-status="running"]').waitFor();
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  const stop = page.locator('button#chat-stop');
+  // Several frames after the round's message was swapped in as finished, Stop is still there.
+  await page.waitForTimeout(300);
+  assert.equal(await stop.isVisible(), true, 'Stop is on screen while the tool runs');
+  assert.equal(await stop.isEnabled(), true);
+  assert.equal(await page.locator('button#chat-send').isVisible(), false, 'Send waits for the turn to end');
+
+  await stop.click();
+  assert.equal(await waitForReplyEnd(page), 'stopped');
+  await stop.waitFor({ state: 'hidden' });
+  assert.equal(waitUntilStopped.aborted, true, 'the tool received the abort');
+  await page.locator('.tool-call-card[data-status="failed"]').waitFor();
+  assert.match(normalize(await page.locator('.tool-call-card .tool-call-summary').textContent()), /^Stopped — /);
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Let me look through everything.', 'the partial reply is kept');
+  assert.equal(testApp.standin.requests.length, 1, 'the model was not asked to go on');
+
+  await send(page, 'Are you back?');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(normalize(await lastAssistantBody(page).textContent()), 'Here I am again.');
+  assert.equal(await page.locator('#chat-thread .chat-error-notice').count(), 0, 'no "a reply is still being written"');
   assertNoPageErrors(page);
 });
 

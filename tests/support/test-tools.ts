@@ -27,6 +27,28 @@ export class SlowTool extends Tool {
   }
 }
 
+/** A long call (a 30 s MCP call, a slow Gmail search): runs until Stop aborts it, and says when it saw the abort. */
+export class WaitUntilStoppedTool extends Tool {
+  readonly name = 'wait_until_stopped';
+  readonly description = 'Works until it is stopped.';
+  readonly examples = ['[TOOL:wait_until_stopped][/TOOL]'];
+  override readonly timeoutMs = 60_000;
+  /** Resolves once a run started; `aborted` once that run's signal fired. */
+  readonly started: Promise<void>;
+  aborted = false;
+  #markStarted!: () => void;
+  constructor(services: ToolServices) {
+    super(services);
+    this.started = new Promise((resolve) => (this.#markStarted = resolve));
+  }
+  async run(_params: string, context: ToolRunContext): Promise<string> {
+    this.#markStarted();
+    await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.aborted = true;
+    return 'stopped';
+  }
+}
+
 export class SendNoteTool extends Tool {
   readonly name = 'send_note';
   readonly description = 'Sends a note (acts on the world).';
@@ -83,6 +105,7 @@ export function testToolServices(now: () => Date = () => new Date()): ToolServic
 
 export function createTestRegistry(services: ToolServices = testToolServices()) {
   const sendNote = new SendNoteTool(services);
+  const waitUntilStopped = new WaitUntilStoppedTool(services);
   const registry = new ToolRegistry([
     new CalculatorTool(services),
     new CurrentTimeTool(services),
@@ -92,6 +115,7 @@ export function createTestRegistry(services: ToolServices = testToolServices()) 
     new HostileTool(services),
     new LongTool(services),
     new InputErrorTool(services),
+    waitUntilStopped,
   ]);
-  return { registry, sendNote };
+  return { registry, sendNote, waitUntilStopped };
 }
