@@ -158,7 +158,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
-    describeTools: () => registry.describe({ usage: toolCalls.usageCounts() }),
+    // Any MCP tool offered counts, whether the list describes it, names it or leaves it to find_tools.
+    describeTools: () => ({ text: registry.describe({ usage: toolCalls.usageCounts() }), outsideText: registry.describesOutsideText }),
     memoryMaxBytes: config.memoryMaxBytes,
     maxToolRounds: config.maxToolRounds,
   });
@@ -171,7 +172,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     memory,
     logger: app.log,
     maxToolRounds: config.maxToolRounds,
-    toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, approvals, logger: app.log }),
+    toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, conversations: store, approvals, logger: app.log }),
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
     isKnownTool: (name) => registry.find(name) !== undefined,
     markdown,
