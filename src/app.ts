@@ -33,7 +33,7 @@ import { createMarkdownRenderer } from './markdown/markdown-renderer.js';
 import { createMemoryFile } from './memory/memory-file.js';
 import { MemoryUpdateTool } from './memory/memory-update-tool.js';
 import { linkMcpToolsToRegistry } from './mcp/mcp-registry-link.js';
-import { startMcpServers, type McpSetup } from './mcp/mcp-setup.js';
+import { loadMcpServers, type McpSetup } from './mcp/mcp-setup.js';
 import { registerMemoryRoutes } from './memory/memory-routes.js';
 import { createSystemPromptBuilder } from './prompt/system-prompt.js';
 import { registerToolsRoutes } from './tools-page/tools-routes.js';
@@ -65,8 +65,13 @@ export interface AppDependencies {
   registry?: ToolRegistry;
   /** Extra services for tools (Gmail...), merged into what every tool receives. */
   toolServices?: Partial<ToolServices>;
-  /** MCP servers (tests give their own); by default started from MCP_CONFIG. */
+  /** MCP servers (tests give their own); by default read from MCP_CONFIG. */
   mcp?: McpSetup;
+  /**
+   * Start the MCP servers as the app is built (the default, for tests). server.ts starts them
+   * once it listens, so a Hearth that cannot start leaves no server process behind.
+   */
+  startMcpServers?: boolean;
   /** Where `${VAR}` in mcp.json is looked up (default: process.env). */
   environment?: Record<string, string | undefined>;
   /** How long an approval card waits for an answer (tests shorten it). */
@@ -153,7 +158,10 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const registry = dependencies.registry ?? (await loadTools(toolsFolder, toolServices));
   if (!registry.find(findToolsName)) registry.add(new FindToolsTool(toolServices, registry));
   // Servers start in the background: start-up is not delayed by a slow or broken one.
-  const mcp = dependencies.mcp ?? startMcpServers(config.mcpConfig, dependencies.environment ?? process.env, app.log);
+  const mcp = dependencies.mcp ?? loadMcpServers(config.mcpConfig, dependencies.environment ?? process.env, app.log);
+  if (dependencies.startMcpServers !== false) mcp.servers.start();
+  let mcpClosed: Promise<void> | undefined;
+  const closeMcp = () => (mcpClosed ??= mcp.servers.close());
   const unlinkMcp = linkMcpToolsToRegistry(mcp.servers, registry, toolServices, app.log);
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
@@ -205,7 +213,14 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerViews(app, templates);
   await registerStaticFiles(app, projectRoot);
   registerAppInstallRoutes(app, { projectRoot });
-  await registerSocketsWithShutdown(app, { stopReplies: () => hub.stopAll(), socketOptions: { maxPayload: 4 * 1024 * 1024 } });
+  await registerSocketsWithShutdown(app, {
+    stopReplies: async () => {
+      await hub.stopAll();
+      // Once no reply can call them, MCP servers stop alongside the pages and requests, not after.
+      void closeMcp();
+    },
+    socketOptions: { maxPayload: 4 * 1024 * 1024 },
+  });
   registerErrorHandlers(app);
   // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
   const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, dependencies: dependencies.localTls });
@@ -251,7 +266,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer);
     unlinkMcp();
-    await mcp.servers.close();
+    await closeMcp();
     await markdown.close();
   });
 
