@@ -35,7 +35,7 @@ import { createMarkdownRenderer } from './markdown/markdown-renderer.js';
 import { createMemoryFile } from './memory/memory-file.js';
 import { MemoryUpdateTool } from './memory/memory-update-tool.js';
 import { linkMcpToolsToRegistry } from './mcp/mcp-registry-link.js';
-import { startMcpServers, type McpSetup } from './mcp/mcp-setup.js';
+import { loadMcpServers, type McpSetup } from './mcp/mcp-setup.js';
 import { registerMemoryRoutes } from './memory/memory-routes.js';
 import { createSystemPromptBuilder } from './prompt/system-prompt.js';
 import { registerToolsRoutes } from './tools-page/tools-routes.js';
@@ -66,8 +66,13 @@ export interface AppDependencies {
   registry?: ToolRegistry;
   /** Extra services for tools (Gmail...), merged into what every tool receives. */
   toolServices?: Partial<ToolServices>;
-  /** MCP servers (tests give their own); by default started from MCP_CONFIG. */
+  /** MCP servers (tests give their own); by default read from MCP_CONFIG. */
   mcp?: McpSetup;
+  /**
+   * Start the MCP servers as the app is built (the default, for tests). server.ts starts them
+   * once it listens, so a Hearth that cannot start leaves no server process behind.
+   */
+  startMcpServers?: boolean;
   /** Where `${VAR}` in mcp.json is looked up (default: process.env). */
   environment?: Record<string, string | undefined>;
   /** How long an approval card waits for an answer (tests shorten it). */
@@ -168,12 +173,16 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   const registry = dependencies.registry ?? (await loadTools(toolsFolder, toolServices));
   if (!registry.find(findToolsName)) registry.add(new FindToolsTool(toolServices, registry));
   // Servers start in the background: start-up is not delayed by a slow or broken one.
-  const mcp = dependencies.mcp ?? startMcpServers(config.mcpConfig, dependencies.environment ?? process.env, app.log);
+  const mcp = dependencies.mcp ?? loadMcpServers(config.mcpConfig, dependencies.environment ?? process.env, app.log);
+  if (dependencies.startMcpServers !== false) mcp.servers.start();
+  let mcpClosed: Promise<void> | undefined;
+  const closeMcp = () => (mcpClosed ??= mcp.servers.close());
   const unlinkMcp = linkMcpToolsToRegistry(mcp.servers, registry, toolServices, app.log);
   const approvals = new ApprovalDesk(settings, { expiryMs: dependencies.approvalExpiryMs });
   const systemPrompt = createSystemPromptBuilder({
     templateFile: config.systemPromptFile,
-    describeTools: () => registry.describe({ usage: toolCalls.usageCounts() }),
+    // Any MCP tool offered counts, whether the list describes it, names it or leaves it to find_tools.
+    describeTools: () => ({ text: registry.describe({ usage: toolCalls.usageCounts() }), outsideText: registry.describesOutsideText }),
     memoryMaxBytes: config.memoryMaxBytes,
     maxToolRounds: config.maxToolRounds,
   });
@@ -186,7 +195,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     memory,
     logger: app.log,
     maxToolRounds: config.maxToolRounds,
-    toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, approvals, logger: app.log }),
+    toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, conversations: store, approvals, logger: app.log }),
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
     isKnownTool: (name) => registry.find(name) !== undefined,
     markdown,
@@ -219,7 +228,14 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   await registerViews(app, templates);
   await registerStaticFiles(app, projectRoot);
   registerAppInstallRoutes(app, { projectRoot });
-  await registerSocketsWithShutdown(app, { stopReplies: () => hub.stopAll(), socketOptions: { maxPayload: 4 * 1024 * 1024 } });
+  await registerSocketsWithShutdown(app, {
+    stopReplies: async () => {
+      await hub.stopAll();
+      // Once no reply can call them, MCP servers stop alongside the pages and requests, not after.
+      void closeMcp();
+    },
+    socketOptions: { maxPayload: 4 * 1024 * 1024 },
+  });
   registerErrorHandlers(app);
   // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
   const localTlsService = localTls && serveLocalTls(app, { tls: localTls, config, templates, projectRoot, limits, dependencies: dependencies.localTls });
@@ -268,7 +284,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer);
     unlinkMcp();
-    await mcp.servers.close();
+    await closeMcp();
     await markdown.close();
   });
 

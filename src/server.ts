@@ -69,7 +69,11 @@ async function main(): Promise<void> {
     },
   };
   const chatModel = createChatModelFromConfig(config);
-  const app = await buildApp({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel) });
+  // MCP servers start once Hearth listens: one that cannot start has spawned none.
+  const app = await buildApp({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel), startMcpServers: false });
+  // Every way out (an error, the 10 s give-up below) ends with no MCP server left running:
+  // each runs in its own process group, which nothing else would stop once Hearth is gone.
+  process.on('exit', () => app.mcp.servers.killProcessesNow());
 
   const dailyBackups = config.dailyBackups
     ? startDailyBackups({ database, folder: config.backupDir, keep: config.backupKeep, paths: config, logger: app.log })
@@ -97,11 +101,14 @@ async function main(): Promise<void> {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     const problem = listenProblem(error as NodeJS.ErrnoException, config);
+    closing = true;
+    await app.close().catch(() => undefined);
+    await dailyBackups?.stop();
     if (!problem) throw error;
     console.error(`Hearth cannot start: ${problem}`);
-    await dailyBackups?.stop();
     process.exit(1);
   }
+  app.mcp.servers.start();
   await app.localTls?.announce();
   warnWhenOllamaIsDown(() => chatModel.isReachable(), config, app.log);
   const protocol = config.tlsCert || app.localTls ? 'https' : 'http';

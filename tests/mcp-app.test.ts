@@ -75,6 +75,20 @@ test('servers from mcp.json start in the background; their tools appear in the p
   assert.ok(!isRunning(pidBefore) || (await new Promise((resolve) => setTimeout(() => resolve(!isRunning(pidBefore)), 2000))), 'the old process is gone');
 });
 
+test('a url that does not parse is shown on the tools page and in the log as written, never with its ${VAR} secret', async (t) => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-mcp-app-'));
+  t.after(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const file = path.join(folder, 'mcp.json');
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { home: { url: 'homeassistant.local:8123/api/mcp?token=${HA_TOKEN}' } } }));
+  let log = '';
+  const logger = { level: 'info', stream: { write: (line: string) => (log += line) } };
+  const { app, login } = await buildTestApp(t, { environment: { MCP_CONFIG: file }, dependencies: { environment: { HA_TOKEN: 'eyJ-very-secret' }, logger } });
+  const page = await app.inject({ method: 'GET', url: '/tools', headers: { cookie: await login() } });
+  assert.match(page.body, /class="mcp-problem">[^<]*homeassistant\.local:8123\/api\/mcp\?token=\$\{HA_TOKEN\}[^<]*is not an http or https URL/);
+  assert.match(log, /token=\$\{HA_TOKEN\}/, 'the log names the entry as written');
+  assert.doesNotMatch(page.body + log, /eyJ-very-secret/);
+});
+
 test('closing the app stops every MCP server process: nothing is orphaned', async (t) => {
   const { app } = await appWithMcpFile(t, { files: { command: process.execPath, args: [filesystemServerFile, 'NOTES'] } });
   await waitForStatus(app.mcp.servers, () => app.mcp.servers.status()[0]?.state === 'up');

@@ -129,3 +129,14 @@ test('a near-miss top-level key gets a "did you mean"', (t) => {
   assert.deepEqual(servers, []);
   assert.deepEqual(problems, ['mcp.json: unknown top-level key "mcpServer" (did you mean "mcpServers"?), ignored']);
 });
+
+test('a url that is not a web address is quoted as written: the ${VAR} secret in it is never shown', (t) => {
+  // A scheme left out: after expansion "homeassistant.local:" reads as the scheme, so it is refused.
+  const file = writeConfig(t, json({ mcpServers: { home: { url: 'homeassistant.local:8123/api/mcp?token=${HA_TOKEN}' } } }));
+  const { servers, problems } = loadMcpConfig(file, { HA_TOKEN: 'eyJ-very-secret' });
+  assert.deepEqual(servers, []);
+  assert.deepEqual(problems, ['mcp.json, server "home": "url" "homeassistant.local:8123/api/mcp?token=${HA_TOKEN}" is not an http or https URL']);
+  const unparsable = writeConfig(t, json({ mcpServers: { home: { url: 'http://[${HA_TOKEN}/mcp' } } }));
+  const second = loadMcpConfig(unparsable, { HA_TOKEN: 'eyJ-very-secret' });
+  assert.deepEqual(second.problems, ['mcp.json, server "home": "url" "http://[${HA_TOKEN}/mcp" is not an http or https URL']);
+});

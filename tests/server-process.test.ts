@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { crashingServerFile, filesystemServerFile, isAlive } from './support/mcp-servers.js';
 import { startOllamaStandin } from './support/ollama-standin.js';
 import { childrenOf, freePort, isRunning, logIn, portAnswers, root, startServer, waitForOutput } from './support/server-process.js';
 
@@ -180,6 +181,83 @@ test('a busy PORT stops start-up with a line naming PORT and what to do', async 
   assert.equal(await running.exited, 1);
   assert.match(running.output(), new RegExp(`Hearth cannot start: PORT: ${port} is already in use .*set PORT to a free port`));
   assert.doesNotMatch(running.output(), /EADDRINUSE|at .*\.js:\d+/, 'no raw error or stack trace');
+});
+
+/** An mcp.json with a stdio server that starts a helper ignoring SIGTERM; both carry `marker` in their environment. */
+function stubbornMcpConfig(dataDir: string, marker: string): string {
+  const file = path.join(dataDir, 'mcp.json');
+  const stubborn = { command: process.execPath, args: ['--import', 'tsx', crashingServerFile], env: { HEARTH_TEST_MARKER: marker, GRANDCHILD_PID_FILE: path.join(dataDir, 'helper.pid') } };
+  fs.writeFileSync(file, JSON.stringify({ mcpServers: { stubborn, files: { command: process.execPath, args: [filesystemServerFile, dataDir], env: { HEARTH_TEST_MARKER: marker } } } }));
+  return file;
+}
+
+/** Processes still running (not zombies) with the marker in their environment: an MCP server or its helper. */
+function processesMarked(marker: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HEARTH_TEST_MARKER=${marker}`) && isAlive(pid);
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    });
+}
+
+/** Waits until no marked process is left (they may take a moment to go); returns those that stayed. */
+async function leftBehind(marker: string, timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = processesMarked(marker);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = processesMarked(marker);
+  }
+  return left;
+}
+
+const killMarked = (marker: string) => {
+  for (const pid of processesMarked(marker)) process.kill(pid, 'SIGKILL');
+};
+
+test('a busy PORT with MCP servers configured: Hearth exits and no server or helper of it is left running', { skip: !fs.existsSync('/proc/self/environ') && 'needs /proc' }, async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const marker = `busy-port-${process.pid}-${Date.now()}`;
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  t.after(() => {
+    killMarked(marker);
+    blocker.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const running = startServer({ PORT: String(port), DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: 'http://127.0.0.1:9', MCP_CONFIG: stubbornMcpConfig(dataDir, marker) });
+  assert.equal(await running.exited, 1);
+  assert.match(running.output(), new RegExp(`Hearth cannot start: PORT: ${port} is already in use`));
+  assert.deepEqual(await leftBehind(marker), [], 'no MCP server process outlives a Hearth that could not start');
+});
+
+test('SIGTERM with MCP servers (one with a helper that ignores SIGTERM): Hearth stops within 2 s and leaves no process behind', { skip: !fs.existsSync('/proc/self/environ') && 'needs /proc' }, async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
+  const marker = `sigterm-${process.pid}-${Date.now()}`;
+  const port = await freePort();
+  t.after(() => {
+    killMarked(marker);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const running = startServer({ PORT: String(port), DATA_DIR: dataDir, MEMORY_FILE: path.join(dataDir, 'memory.md'), OLLAMA_HOST: 'http://127.0.0.1:9', MCP_CONFIG: stubbornMcpConfig(dataDir, marker), LOG_LEVEL: 'info' });
+  t.after(() => running.child.kill('SIGKILL'));
+  await waitForOutput(running, /"server":"stubborn"[^\n]*"MCP server up"/, 60_000);
+  await waitForOutput(running, /"server":"files"[^\n]*"MCP server up"/, 60_000);
+  assert.equal(processesMarked(marker).length, 3, 'two servers and the helper are running');
+  const started = performance.now();
+  running.child.kill('SIGTERM');
+  assert.equal(await running.exited, 0);
+  const stopMs = performance.now() - started;
+  assert.deepEqual(await leftBehind(marker), []);
+  // The stubborn server used to get 2 s to notice its closed stdin before SIGTERM: 2.1-2.9 s in all.
+  assert.ok(stopMs < 2000, `stopped in ${Math.round(stopMs)} ms`);
 });
 
 test('a HOST that is not this machine stops start-up with a line naming HOST', async (t) => {

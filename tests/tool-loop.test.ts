@@ -325,6 +325,17 @@ test('an approved memory update after outside text is written; without outside t
   await socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
 });
 
+test('without MCP servers nothing changes: after find_tools a memory update is written without a card', async (t) => {
+  const { socket, standin, toolCalls, lastMessage, turnFinished, app } = await startToolChat(t);
+  standin.enqueue(reply('[TOOL:find_tools]arithmetic[/TOOL]'), reply('[MEMORY_UPDATE]- likes sums\n[/MEMORY_UPDATE]Noted.'));
+  socket.send({ type: 'send', message: 'Which tool does sums? Remember I like them' });
+  await turnFinished();
+  assert.match(lastMessage(standin.requests[1]!), /<tool_result name="find_tools" status="done">\n- calculator: /, 'find_tools answered with a built-in tool');
+  assert.deepEqual(toolCalls.listForConversation(1).map((call) => [call.name, call.status]), [['find_tools', 'done'], ['memory_update', 'done']]);
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes sums');
+  assert.ok(!socket.messages.some((message) => String(message.content).includes('awaiting-approval')));
+});
+
 test('an approval nobody answers expires: the card says so and the reply ends cleanly', async (t) => {
   const services = testToolServices(() => new Date('2026-11-22T10:00:00Z'));
   const { registry, sendNote } = createTestRegistry(services);

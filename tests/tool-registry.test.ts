@@ -63,10 +63,11 @@ test('find_tools finds a tool left out of the prompt by what it does, and says h
   registry.replaceGroup('files', [new ServerTool('files.read_text_file', 'Read the complete contents of a text file from the allowed folders.')]);
   const finder = registry.find('find_tools')!;
   const found = await finder.run('read a file', { signal: new AbortController().signal, conversationId: 1, turn: { memoryRevision: '', vision: false }, reportProgress: () => {} });
-  assert.match(String(found), /^- files\.read_text_file: Read the complete contents/);
-  assert.match(String(found), /\[TOOL:files\.read_text_file\]/);
+  const text = (output: Awaited<ReturnType<typeof finder.run>>) => (typeof output === 'string' ? output : output.text);
+  assert.match(text(found), /^- files\.read_text_file: Read the complete contents/);
+  assert.match(text(found), /\[TOOL:files\.read_text_file\]/);
   const nothing = await finder.run('zebra', { signal: new AbortController().signal, conversationId: 1, turn: { memoryRevision: '', vision: false }, reportProgress: () => {} });
-  assert.match(String(nothing), /No tool matches "zebra"/);
+  assert.match(text(nothing), /No tool matches "zebra"/);
 });
 
 test('a group of tools can be replaced or removed, and a clashing name is refused, not swapped in', () => {

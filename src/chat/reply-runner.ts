@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ChatModel, ChatTurn } from '../llm/chat-model.js';
 import { charactersPerToken, fitToContext } from '../llm/history.js';
 import { LlmError } from '../llm/llm-error.js';
+import type { SystemPrompt } from '../prompt/system-prompt.js';
 import type { MarkdownRenderer } from '../markdown/markdown-renderer.js';
 import type { MemoryFile } from '../memory/memory-file.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
@@ -24,7 +25,7 @@ export interface ReplyRunnerDependencies {
   memory: MemoryFile;
   logger: FastifyBaseLogger;
   maxToolRounds: number;
-  buildSystemPrompt(memory: string): Promise<string>;
+  buildSystemPrompt(memory: string): Promise<SystemPrompt>;
   /** Is this a tool's name? Only then does fenced JSON naming it count as a call. */
   isKnownTool(name: string): boolean;
   /** Renders a finished message's Markdown (in a worker, with a time limit). */
@@ -171,8 +172,12 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       return undefined;
     });
     const description = await chatModel.describeModel(conversation.model);
+    const prompt = await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '');
+    // An MCP server's tool descriptions steer the model as much as its results: from here on the
+    // chat's memory updates ask, even after the server is gone (it may go on purpose).
+    if (prompt.outsideText) store.markOutsideText(conversation.id);
     return {
-      system: { role: 'system', content: await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '') },
+      system: { role: 'system', content: prompt.content },
       think: description.capabilities.includes('thinking'),
       vision: description.capabilities.includes('vision'),
       contextTokens: Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens),

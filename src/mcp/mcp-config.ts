@@ -224,11 +224,13 @@ function readServer(entryName: string, value: unknown, context: EntryContext): M
       problems.push(`${label}: "url" must be text such as "http://127.0.0.1:8123/mcp"`);
       return undefined;
     }
-    const url = expandVariables(value.url.trim(), context.environment, missing);
+    const written = value.url.trim();
+    const url = expandVariables(written, context.environment, missing);
     const headers = stringRecord(value.headers, 'headers', context, missing);
     if (!headers) return undefined;
     if (missing.size === 0 && (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))) {
-      problems.push(`${label}: "url" "${url}" is not an http or https URL`);
+      // Quoted as written: the expanded text may hold a token from the environment.
+      problems.push(`${label}: "url" "${written}" is not an http or https URL`);
       return undefined;
     }
     server = { ...base, transport: type === 'sse' ? 'sse' : 'http', url, headers };

@@ -344,6 +344,23 @@ export class McpServerManager extends EventEmitter<McpServerManagerEvents> {
     this.emit('status-changed');
   }
 
+  /**
+   * The last resort as Hearth's process exits (process.on('exit'): synchronous only): SIGKILL to
+   * the process group of every server still running, so none outlives Hearth. close() first.
+   */
+  killProcessesNow(): void {
+    for (const connection of this.#connections.values()) {
+      for (const pid of connection.childPids) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      connection.childPids.clear();
+    }
+  }
+
   #changed(toolsToo: boolean): void {
     if (toolsToo) this.emit('tools-changed');
     this.emit('status-changed');

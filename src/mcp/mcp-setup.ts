@@ -1,5 +1,5 @@
 /*
- * The one call the app makes at start: read mcp.json, log what is wrong with it, and start the
+ * What the app does with mcp.json at start: read it, log what is wrong with it, and start the
  * servers in the background. The returned `problems` are for the tools page.
  */
 import { loadMcpConfig, type Environment } from './mcp-config.js';
@@ -13,10 +13,15 @@ export interface McpSetup {
   problems: string[];
 }
 
-export function startMcpServers(configFile: string, environment: Environment, logger: McpLogger, options: McpServerManagerOptions = {}): McpSetup {
+/** Reads mcp.json and logs its problems; the servers start on `servers.start()`. */
+export function loadMcpServers(configFile: string, environment: Environment, logger: McpLogger, options: McpServerManagerOptions = {}): McpSetup {
   const { servers: configs, problems, file } = loadMcpConfig(configFile, environment);
   for (const problem of problems) logger.warn({ file }, problem);
-  const servers = new McpServerManager(configs, logger, options);
-  servers.start();
-  return { servers, file, problems };
+  return { servers: new McpServerManager(configs, logger, options), file, problems };
+}
+
+export function startMcpServers(configFile: string, environment: Environment, logger: McpLogger, options: McpServerManagerOptions = {}): McpSetup {
+  const setup = loadMcpServers(configFile, environment, logger, options);
+  setup.servers.start();
+  return setup;
 }

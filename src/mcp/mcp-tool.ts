@@ -61,6 +61,7 @@ export class McpTool extends Tool {
   override readonly actsOnWorld: boolean;
   override readonly maxResultCharacters = mcpResultCharacters;
   override readonly source: string;
+  override readonly describedOutside = true;
 
   constructor(
     services: ToolServices,

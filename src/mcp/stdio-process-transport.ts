@@ -20,8 +20,10 @@ export interface StdioProcessParameters {
   cwd: string | undefined;
 }
 
-const stdinGraceMs = 2000;
-const termGraceMs = 2000;
+// Short: Hearth's own shutdown waits on these (about a second in all). A server that means to
+// exit on closed stdin does so at once; one that ignores it gets SIGTERM, then SIGKILL.
+const stdinGraceMs = 400;
+const termGraceMs = 400;
 /** After the leader exits, how long its stdout may still deliver the last messages. */
 const drainMs = 200;
 

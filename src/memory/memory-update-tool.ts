@@ -7,7 +7,8 @@ export const memoryUpdateToolName = 'memory_update';
 /**
  * [MEMORY_UPDATE]…[/MEMORY_UPDATE] runs through the same engine as every tool: recorded on a
  * card, refused when copied from a result, and waiting for approval when outside text (an email,
- * a calendar, an MCP server's answer) is in the conversation, since that text may have steered it.
+ * a calendar, an MCP server's answer or its tools' descriptions) has reached the model in the
+ * conversation, since that text may have steered it.
  */
 export class MemoryUpdateTool extends Tool {
   readonly name = memoryUpdateToolName;

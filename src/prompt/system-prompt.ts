@@ -31,10 +31,22 @@ To change it, write the complete new memory; it replaces the old one:
 [/MEMORY_UPDATE]
 Only keep lasting facts the user would want remembered, and keep it short.`;
 
+/** The tools part of the prompt, and whether any of it was written outside Hearth (an MCP server's). */
+export interface ToolList {
+  text: string;
+  outsideText: boolean;
+}
+
+export interface SystemPrompt {
+  content: string;
+  /** The prompt carries an MCP server's own words: the chat counts as having seen outside text. */
+  outsideText: boolean;
+}
+
 export interface SystemPromptOptions {
   templateFile: string;
   /** The tools part of the prompt, written fresh for each message (tools come and go). */
-  describeTools: () => string;
+  describeTools: () => ToolList;
   memoryMaxBytes: number;
   maxToolRounds: number;
   now?: () => Date;
@@ -59,18 +71,20 @@ export function createSystemPromptBuilder(options: SystemPromptOptions) {
       await writeFileAtomically(options.templateFile, text.replace(/\r\n/g, '\n'));
     },
     /** Built fresh for every message: today's date, the tools, and the memory as it is now. */
-    async build(memory: string): Promise<string> {
+    async build(memory: string): Promise<SystemPrompt> {
       const date = now();
       const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      const tools = options.describeTools();
       const values: Record<string, string> = {
         date: date.toLocaleDateString('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone }),
         time_zone: timeZone,
-        tools: options.describeTools() || '(none)',
+        tools: tools.text || '(none)',
         tool_rounds: String(options.maxToolRounds),
         memory: memory.trim() || '(empty)',
         memory_max_bytes: String(options.memoryMaxBytes),
       };
-      return (await readTemplate()).replace(/\{\{\s*(\w+)\s*\}\}/g, (placeholder, name: string) => values[name] ?? placeholder);
+      const content = (await readTemplate()).replace(/\{\{\s*(\w+)\s*\}\}/g, (placeholder, name: string) => values[name] ?? placeholder);
+      return { content, outsideText: tools.outsideText };
     },
   };
 }

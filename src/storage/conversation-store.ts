@@ -68,6 +68,13 @@ export interface ConversationStore {
   /** An automatic title: kept out when the person has named the chat. True when it was set. */
   setAutomaticTitle(id: number, title: string): boolean;
   deleteConversation(id: number): boolean;
+  /**
+   * Text from outside Hearth reached the model in this chat through a way tool results do not
+   * record (an MCP tool's description in its system prompt or a find_tools answer). Kept for good.
+   */
+  markOutsideText(id: number): void;
+  /** Whether markOutsideText was ever called for this chat. */
+  hasOutsideText(id: number): boolean;
   addMessage(conversationId: number, role: MessageRole, content: string, options?: { status?: MessageStatus; model?: string }): StoredMessage;
   updateMessage(id: number, changes: MessageChanges): void;
   getMessage(id: number): StoredMessage | undefined;
@@ -188,6 +195,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     setAutomaticTitle: database.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ? AND title_set_by_person = 0'),
     touchConversation: database.prepare<[number, number]>('UPDATE conversations SET updated_at = ? WHERE id = ?'),
     deleteConversation: database.prepare<[number]>('DELETE FROM conversations WHERE id = ?'),
+    markOutsideText: database.prepare<[number]>('UPDATE conversations SET outside_text = 1 WHERE id = ? AND outside_text = 0'),
+    outsideText: database.prepare<[number], { outside_text: number }>('SELECT outside_text FROM conversations WHERE id = ?'),
     // A new message follows the last one shown.
     insertMessage: database.prepare<[number, MessageRole, string, MessageStatus, string | null, number, number, number], MessageRow>(
       `INSERT INTO messages (conversation_id, role, content, status, model, created_at, updated_at, parent_id)
@@ -312,6 +321,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     renameConversation: (id, title) => statements.renameConversation.run(title, id).changes > 0,
     setAutomaticTitle: (id, title) => statements.setAutomaticTitle.run(title, id).changes > 0,
     deleteConversation: (id) => statements.deleteConversation.run(id).changes > 0,
+    markOutsideText: (id) => void statements.markOutsideText.run(id),
+    hasOutsideText: (id) => statements.outsideText.get(id)?.outside_text === 1,
     addMessage: (conversationId, role, content, options = {}) =>
       addMessage(conversationId, role, content, options.status ?? 'complete', options.model ?? null),
     updateMessage(id, changes) {

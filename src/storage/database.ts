@@ -192,6 +192,11 @@ const migrations: string[] = [
   CREATE INDEX tool_calls_by_conversation_message ON tool_calls (conversation_id, message_id, id);
   CREATE INDEX attachments_by_conversation_message ON attachments (conversation_id, message_id, id);
   `,
+  // 1 once an MCP server's own text (a tool description) reached the model in the chat: its
+  // memory updates ask from then on, as after an email (tool-call-runner.ts).
+  `
+  ALTER TABLE conversations ADD COLUMN outside_text INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */

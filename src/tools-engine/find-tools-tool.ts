@@ -1,4 +1,4 @@
-import { Tool, type ToolServices } from './tool.js';
+import { Tool, type ToolOutput, type ToolServices } from './tool.js';
 import { describeTool, findToolsName, type ToolRegistry } from './tool-registry.js';
 
 const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -9,6 +9,8 @@ const maximumMatches = 5;
 /**
  * Finds tools by what they do, for the tools the system prompt had no room to describe:
  * [TOOL:find_tools]turn off lights[/TOOL] returns the best matches with how to call them.
+ * Its answer is Hearth's own text, except where it names or describes an MCP tool: the server
+ * wrote those words, so that answer counts as outside text (memory updates ask after it).
  */
 export class FindToolsTool extends Tool {
   readonly name = findToolsName;
@@ -24,10 +26,12 @@ export class FindToolsTool extends Tool {
     super(services);
   }
 
-  async run(params: string): Promise<string> {
+  async run(params: string): Promise<ToolOutput> {
     const tools = this.registry.all.filter((tool) => tool.name !== this.name);
+    const answer = (text: string, shown: Tool[]): ToolOutput => ({ text, outsideText: shown.some((tool) => tool.describedOutside) });
+    const allNames = `All tools: ${tools.map((tool) => tool.name).join(', ')}.`;
     const query = new Set(wordsOf(params.slice(0, 500)));
-    if (query.size === 0) return `Name what the tool should do. All tools: ${tools.map((tool) => tool.name).join(', ')}.`;
+    if (query.size === 0) return answer(`Name what the tool should do. ${allNames}`, tools);
     const scored = tools
       .map((tool) => {
         const nameWords = new Set(wordsOf(tool.name));
@@ -43,7 +47,7 @@ export class FindToolsTool extends Tool {
       .filter((entry) => entry.score > 0)
       .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
       .slice(0, maximumMatches);
-    if (scored.length === 0) return `No tool matches "${params.trim().slice(0, 100)}". All tools: ${tools.map((tool) => tool.name).join(', ')}.`;
-    return scored.map(({ tool }) => describeTool(tool)).join('\n');
+    if (scored.length === 0) return answer(`No tool matches "${params.trim().slice(0, 100)}". ${allNames}`, tools);
+    return answer(scored.map(({ tool }) => describeTool(tool)).join('\n'), scored.map(({ tool }) => tool));
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ConversationStore } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
 import type { ApprovalDesk } from './approvals.js';
 import { maximumParamsLength, type ScannedTag } from './tool-call-scanner.js';
@@ -11,6 +12,8 @@ export interface ToolCallRunnerDependencies {
   /** Runs [MEMORY_UPDATE] tags: a tool like the others, just not called by name. */
   memoryUpdateTool: Tool;
   toolCalls: ToolCallStore;
+  /** Where a chat keeps that an MCP tool's description reached its model (no result records that). */
+  conversations: Pick<ConversationStore, 'hasOutsideText' | 'markOutsideText'>;
   approvals: ApprovalDesk;
   logger: FastifyBaseLogger;
 }
@@ -19,7 +22,7 @@ export interface ToolCallRunnerDependencies {
 export interface RoundContext {
   /** Results it has seen (from squeezeResults): a call copied from one is refused. */
   seenResults: string;
-  /** Some result came from outside (an email, a calendar...): memory updates need approval. */
+  /** Outside text reached the model (an email, an MCP tool's description...): memory updates need approval. */
   outsideTextSeen: boolean;
 }
 
@@ -97,7 +100,7 @@ const minutes = (milliseconds: number) => {
 
 /** Runs the calls the model made: finds each tool, asks for approval where needed, times it, records it. */
 export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
-  const { registry, memoryUpdateTool, toolCalls, approvals, logger } = dependencies;
+  const { registry, memoryUpdateTool, toolCalls, conversations, approvals, logger } = dependencies;
 
   /** A result came from a tool that reads outside text (or from a tool no longer installed). */
   const fromOutside = (call: StoredToolCall) =>
@@ -133,7 +136,7 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
     const calls = toolCalls.listForConversation(conversationId);
     return {
       seenResults: squeezeResults(calls.flatMap((call) => finishedOutcome(call)?.result ?? [])),
-      outsideTextSeen: calls.some(fromOutside),
+      outsideTextSeen: conversations.hasOutsideText(conversationId) || calls.some(fromOutside),
     };
   }
 
@@ -190,6 +193,8 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
         tool.timeoutMs,
         request.signal,
       );
+      // Kept with the chat at once: the model reads this result in its next round.
+      if (typeof output !== 'string' && output.outsideText) conversations.markOutsideText(request.conversationId);
       const text = typeof output === 'string' ? output : output.text;
       const result = cutResult(String(text ?? '').trim() || '(no output)', tool.maxResultCharacters);
       return finish(request, record.id, { name, status: 'done', result }, startedAt, typeof output === 'string' ? [] : (output.images ?? []));

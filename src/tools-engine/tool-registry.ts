@@ -97,6 +97,11 @@ export class ToolRegistry {
     return this.all.map((tool) => tool.name);
   }
 
+  /** Some tool's name and description were written outside Hearth (an MCP server is connected). */
+  get describesOutsideText(): boolean {
+    return this.all.some((tool) => tool.describedOutside);
+  }
+
   /**
    * The tool list as the system prompt shows it, within a fixed budget: a 3B model cannot read
    * sixty descriptions. The most used tools (then the built-in ones) are described in full;

@@ -39,6 +39,11 @@ export interface ToolImage {
 export interface ToolOutput {
   text: string;
   images?: ToolImage[];
+  /**
+   * This result carries outside text though the tool's results usually do not (find_tools
+   * describing an MCP tool): the conversation counts as having seen outside text from now on.
+   */
+  outsideText?: boolean;
 }
 
 /** Whether a call waits for the person, and what it would change (shown on the card). */
@@ -51,7 +56,11 @@ export interface ApprovalNeed {
 
 /** What is known about the conversation when a call is about to run. */
 export interface CallSituation {
-  /** A result from outside (an email, a calendar, an MCP server) is in the conversation. */
+  /**
+   * Text from outside has reached the model in this conversation: a result from an email, a
+   * calendar or an MCP server, or an MCP tool's own name and description (in a system prompt or
+   * a find_tools answer).
+   */
   outsideTextSeen: boolean;
 }
 
@@ -81,6 +90,11 @@ export abstract class Tool {
    * whose output Hearth computes itself (a clock, a calculator) say false.
    */
   readonly readsOutsideText: boolean = true;
+  /**
+   * Its name and description were written outside Hearth (an MCP server sends them): a
+   * conversation whose model was shown them counts as having seen outside text.
+   */
+  readonly describedOutside: boolean = false;
   /** Where it comes from, as the tools page shows it. */
   readonly source: string = 'Built-in';
   /** Results longer than this are cut, with a note saying so. */
