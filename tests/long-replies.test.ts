@@ -15,9 +15,12 @@ import type { ChatModel, ReplyChunk } from '../src/llm/chat-model.js';
 import { createMemoryFile } from '../src/memory/memory-file.js';
 import { createConversationStore, type ConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
+import { createSettingsStore } from '../src/storage/settings-store.js';
 import { createToolCallStore } from '../src/storage/tool-call-store.js';
-import type { ToolCallRunner } from '../src/tools-engine/tool-call-runner.js';
-import { ToolCallScanner } from '../src/tools-engine/tool-call-scanner.js';
+import { ApprovalDesk } from '../src/tools-engine/approvals.js';
+import { createToolCallRunner, type ToolCallRunner } from '../src/tools-engine/tool-call-runner.js';
+import { maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../src/tools-engine/tool-call-scanner.js';
+import { createTestRegistry, testToolServices } from './support/test-tools.js';
 
 const chunkCharacters = 64;
 
@@ -149,4 +152,31 @@ test('each scanner step says what it added to the raw text, so a save can write 
   added += scanner.finish().raw;
   assert.equal(added, scanner.raw);
   assert.equal(added, text);
+});
+
+test('a round of 64 calls (a looping model) lets other requests in between its calls', async (t) => {
+  const { conversation, message, database } = buildRunner(t, scriptedModel(''));
+  const toolCalls = createToolCallStore(database);
+  const services = testToolServices();
+  const runner = createToolCallRunner({
+    registry: createTestRegistry(services).registry,
+    memoryUpdateTool: createTestRegistry(services).registry.find('calculator')!,
+    toolCalls,
+    approvals: new ApprovalDesk(createSettingsStore(database)),
+    logger: pino({ level: 'silent' }),
+  });
+  const { tags } = scanToolCalls('[TOOL:calculator]1+1[/TOOL]\n'.repeat(maximumTagsPerReply));
+  assert.equal(tags.length, maximumTagsPerReply);
+  // Another request's work, standing in line behind the round: how often it gets a turn meanwhile.
+  let turns = 0;
+  let running = true;
+  const otherRequest = () => {
+    turns += 1;
+    if (running) setImmediate(otherRequest);
+  };
+  setImmediate(otherRequest);
+  await runner.runRound({ tags, messageId: message.id, conversationId: conversation.id, signal: new AbortController().signal, turn: { memoryRevision: '', vision: false }, onAdded: () => undefined, onChanged: () => undefined });
+  running = false;
+  assert.equal(toolCalls.listForMessages([message.id]).get(message.id)?.length, maximumTagsPerReply, 'every call ran');
+  assert.ok(turns >= maximumTagsPerReply, `other work got ${turns} turns during the ${maximumTagsPerReply} calls`);
 });
