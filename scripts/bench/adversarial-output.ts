@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ToolCallScanner } from '../../src/tools-engine/tool-call-scanner.js';
 import { closeHttpClients, login, relayedChat } from './hearth-client.js';
-import { ensureBuild, readCpuSeconds, readMachineBusySeconds, readWrittenBytes, builtServerSettings, startServer, type RunningServer } from './server-process.js';
+import { ensureBuild, readCpuSeconds, readMachineBusySeconds, readStorageWrittenBytes, builtServerSettings, startServer, type RunningServer } from './server-process.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
 import { median, round, summarize } from './stats.js';
 
@@ -78,8 +78,8 @@ export interface AdversarialResult {
   /** Busy cores of the whole machine meanwhile, the server included (of os.availableParallelism()). */
   machineBusyCores: number;
   /**
-   * Megabytes the server wrote meanwhile (database and sockets alike): the reply goes to the page
-   * once (about its size), and saving it while it streams should add about its size again.
+   * Megabytes the server wrote to storage meanwhile (the database, its log): saving a reply while
+   * it streams should cost about its size, plus its size again when it ends.
    */
   serverWrittenMb: number;
   error?: string;
@@ -98,6 +98,10 @@ export interface EventLoopReport {
   mainThreadCpuMs: number;
   /** How long the main thread was ready to run but waited for a CPU (other processes had them). */
   mainThreadWaitMs: number;
+  /** The longest garbage-collection pause (and its kind), and all pauses together. */
+  gcMaxMs: number;
+  gcMaxKind: string;
+  gcTotalMs: number;
   /** Each stall over 40 ms: when (from the window's start), how long, the main thread's CPU in it and its wait for a CPU. */
   stalls: Array<{ atMs: number; ms: number; cpuMs: number; waitMs: number }>;
 }
@@ -182,7 +186,7 @@ export async function measureAdversarialOutput(target: AdversarialTarget, bytes:
     await target.readEventLoop?.(); // the server's window starts with the probes
     const machineBefore = readMachineBusySeconds();
     const cpuBefore = readCpuSeconds(target.serverPid);
-    const writtenBefore = readWrittenBytes(target.serverPid);
+    const writtenBefore = readStorageWrittenBytes(target.serverPid);
     const started = performance.now();
     const record = await relayedChat({
       baseUrl: target.baseUrl,
@@ -196,7 +200,7 @@ export async function measureAdversarialOutput(target: AdversarialTarget, bytes:
     const wallSeconds = (performance.now() - started) / 1000;
     await sleep(200); // saving and the last frames
     const serverCpuSeconds = readCpuSeconds(target.serverPid) - cpuBefore;
-    const serverWrittenMb = (readWrittenBytes(target.serverPid) - writtenBefore) / 1024 / 1024;
+    const serverWrittenMb = (readStorageWrittenBytes(target.serverPid) - writtenBefore) / 1024 / 1024;
     const machineBusyCores = (readMachineBusySeconds() - machineBefore) / (wallSeconds + 0.2);
     const eventLoop = await target.readEventLoop?.();
     const samples = await probe.stop();
@@ -230,10 +234,10 @@ export function describeResult(result: AdversarialResult): string {
   const loop = result.eventLoop;
   const worstStall = loop?.stalls.reduce<EventLoopReport['stalls'][number] | undefined>((worst, stall) => (worst && worst.ms >= stall.ms ? worst : stall), undefined);
   return [
-    `  ${result.shape.padEnd(40)} server CPU ${result.serverCpuSeconds.toFixed(2)} s (scanner ${result.scannerCpuSeconds.toFixed(3)} s), wall ${result.wallSeconds.toFixed(2)} s, shown ${result.shownCharacters.toLocaleString('en')} chars, server wrote ${result.serverWrittenMb} MB`,
+    `  ${result.shape.padEnd(40)} server CPU ${result.serverCpuSeconds.toFixed(2)} s (scanner ${result.scannerCpuSeconds.toFixed(3)} s), wall ${result.wallSeconds.toFixed(2)} s, shown ${result.shownCharacters.toLocaleString('en')} chars, server wrote ${result.serverWrittenMb} MB to storage`,
     `    GET /login p50 ${result.loginP50Ms} / p99 ${result.loginP99Ms} / max ${result.loginMaxMs} ms (${result.probes} probes, p99 ${result.loginP99Ms < loginP99TargetMs ? 'pass' : 'FAIL'} vs < ${loginP99TargetMs} ms)`,
     loop
-      ? `    server event loop delay p50 ${loop.p50Ms} / p99 ${loop.p99Ms} / max ${loop.maxMs} ms; ${loop.stalls.length} stall(s) > 40 ms${worstStall ? ` (longest ${worstStall.ms} ms: ${worstStall.cpuMs} ms on a CPU, ${worstStall.waitMs} ms waiting for one)` : ''}; most main-thread CPU in one turn ${loop.maxCpuMs} ms; main thread waited ${loop.mainThreadWaitMs} ms for a CPU, ran ${loop.mainThreadCpuMs} ms`
+      ? `    server event loop delay p50 ${loop.p50Ms} / p99 ${loop.p99Ms} / max ${loop.maxMs} ms; ${loop.stalls.length} stall(s) > 40 ms${worstStall ? ` (longest ${worstStall.ms} ms: ${worstStall.cpuMs} ms on a CPU, ${worstStall.waitMs} ms waiting for one)` : ''}; most main-thread CPU in one turn ${loop.maxCpuMs} ms; longest GC pause ${loop.gcMaxMs} ms (${loop.gcMaxKind || 'none'}), ${loop.gcTotalMs} ms in all; main thread waited ${loop.mainThreadWaitMs} ms for a CPU, ran ${loop.mainThreadCpuMs} ms`
       : '    server event loop: not reported',
     `    machine: ${result.machineBusyCores} of ${os.availableParallelism()} cores busy (load average ${os.loadavg()[0]!.toFixed(1)})${result.error ? `; ERROR ${result.error}` : ''}`,
   ].join('\n');
@@ -249,9 +253,10 @@ export function summarizeRuns(runs: AdversarialResult[][]): { lines: string[]; f
     const loopP99 = same.every((result) => result.eventLoop) ? median(same.map((result) => result.eventLoop!.p99Ms)) : Number.NaN;
     const loopMax = Math.max(...same.map((result) => result.eventLoop?.maxMs ?? Number.NaN));
     const cpuMax = Math.max(...same.map((result) => result.eventLoop?.maxCpuMs ?? Number.NaN));
+    const gcMax = Math.max(...same.map((result) => result.eventLoop?.gcMaxMs ?? Number.NaN));
     if (!(p99 < loginP99TargetMs)) failing.push(first.shape);
     lines.push(
-      `  ${first.shape.padEnd(40)} GET /login p50 ${round(median(same.map((result) => result.loginP50Ms)), 1)}, p99 ${round(p99, 1)} (runs: ${same.map((result) => result.loginP99Ms).join(', ')}), max ${Math.max(...same.map((result) => result.loginMaxMs))} ms; event loop p99 ${round(loopP99, 1)}, max ${loopMax} ms, most CPU in one turn ${cpuMax} ms; server wrote ${round(median(same.map((result) => result.serverWrittenMb)), 1)} MB; ${p99 < loginP99TargetMs ? 'pass' : 'FAIL'}`,
+      `  ${first.shape.padEnd(40)} GET /login p50 ${round(median(same.map((result) => result.loginP50Ms)), 1)}, p99 ${round(p99, 1)} (runs: ${same.map((result) => result.loginP99Ms).join(', ')}), max ${Math.max(...same.map((result) => result.loginMaxMs))} ms; event loop p99 ${round(loopP99, 1)}, max ${loopMax} ms, most CPU in one turn ${cpuMax} ms, longest GC ${gcMax} ms; wrote ${round(median(same.map((result) => result.serverWrittenMb)), 1)} MB to storage; ${p99 < loginP99TargetMs ? 'pass' : 'FAIL'}`,
     );
   }
   return { lines, failing };

@@ -8,13 +8,14 @@
  * waited for one, from /proc/thread-self/schedstat (Linux). A stall that is mostly waiting is the
  * machine running other processes; one that is mostly CPU is work the server did in one piece.
  * `maxCpuMs` is the most main-thread CPU between two turns of the timer: the longest the server
- * itself held the loop, whatever the machine's load.
+ * itself held the loop, whatever the machine's load. Garbage collection pauses are noted apart
+ * (the longest, and their sum), since they hold the loop too but are no line of our code.
  *
  * On SIGUSR2 it writes what it saw since the last signal to the file in HEARTH_BENCH_LOOP_FILE
  * and starts again. Plain JavaScript, so the compiled server needs no TypeScript loader.
  */
 import fs from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 const file = process.env.HEARTH_BENCH_LOOP_FILE;
 
@@ -40,6 +41,14 @@ if (file) {
   let lastTick = performance.now();
   let lastTimes = windowTimes;
   let sequence = 0;
+  let gc = { maxMs: 0, totalMs: 0, maxKind: '' };
+  const gcKinds = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.totalMs += entry.duration;
+      if (entry.duration > gc.maxMs) gc = { ...gc, maxMs: entry.duration, maxKind: gcKinds[entry.detail?.kind] ?? 'other' };
+    }
+  }).observe({ entryTypes: ['gc'] });
   const timer = setInterval(() => {
     const now = performance.now();
     const times = threadTimes();
@@ -68,6 +77,9 @@ if (file) {
       maxCpuMs: Math.round(maxCpuMs * 10) / 10,
       mainThreadCpuMs: Math.round(times.cpuMs - windowTimes.cpuMs),
       mainThreadWaitMs: Math.round(times.waitMs - windowTimes.waitMs),
+      gcMaxMs: Math.round(gc.maxMs * 10) / 10,
+      gcMaxKind: gc.maxKind,
+      gcTotalMs: Math.round(gc.totalMs),
       stalls,
     };
     fs.writeFileSync(`${file}.part`, JSON.stringify(report));
@@ -75,6 +87,7 @@ if (file) {
     histogram.reset();
     stalls = [];
     maxCpuMs = 0;
+    gc = { maxMs: 0, totalMs: 0, maxKind: '' };
     windowStart = performance.now();
     windowTimes = times;
   });

@@ -89,10 +89,10 @@ export function readCpuSeconds(pid: number): number {
   }
 }
 
-/** Bytes the process has handed to write() so far (files and sockets: /proc/<pid>/io wchar); NaN when unreadable. */
-export function readWrittenBytes(pid: number): number {
+/** Bytes the process has caused to be written to storage so far (/proc/<pid>/io write_bytes: files, not sockets); NaN when unreadable. */
+export function readStorageWrittenBytes(pid: number): number {
   try {
-    return Number(/^wchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+    return Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
   } catch {
     return Number.NaN;
   }
