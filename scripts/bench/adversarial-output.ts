@@ -106,7 +106,11 @@ export interface EventLoopReport {
   stalls: Array<{ atMs: number; ms: number; cpuMs: number; waitMs: number }>;
 }
 
-/** Polls `url` from a worker thread every `intervalMs` until stopped; resolves to each answer's time (negative: it failed after that long). */
+/**
+ * Polls `url` from a worker thread every `intervalMs` until stopped; resolves to each answer's
+ * time (negative: it failed after that long). It keeps the cookie of its first answer, as a
+ * browser does: without it every probe made a new login-form session (17 KB written each).
+ */
 function startLoginProbe(url: string, intervalMs: number): { stop(): Promise<number[]> } {
   const source = `
     const { parentPort, workerData } = require('node:worker_threads');
@@ -114,10 +118,12 @@ function startLoginProbe(url: string, intervalMs: number): { stop(): Promise<num
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     let running = true;
     const samples = [];
+    let cookie;
     parentPort.on('message', () => { running = false; });
     const probe = () => new Promise((resolve) => {
       const started = performance.now();
-      const request = http.get(workerData.url, { agent }, (response) => {
+      const request = http.get(workerData.url, { agent, headers: cookie ? { cookie } : {} }, (response) => {
+        cookie ??= response.headers['set-cookie']?.map((line) => line.split(';')[0]).join('; ');
         response.resume();
         response.on('end', () => resolve(performance.now() - started));
       });
