@@ -89,6 +89,15 @@ export function readCpuSeconds(pid: number): number {
   }
 }
 
+/** Bytes the process has caused to be written to storage so far (/proc/<pid>/io write_bytes: files, not sockets); NaN when unreadable. */
+export function readStorageWrittenBytes(pid: number): number {
+  try {
+    return Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Busy CPU seconds of the whole machine so far (all cores, from /proc/stat). */
 export function readMachineBusySeconds(): number {
   try {
@@ -147,6 +156,8 @@ export interface ServerSettings {
   mode: 'dist' | 'tsx';
   logFile: string;
   nodeArgs: string[];
+  /** More environment for the server (a benchmark's own switches). */
+  env?: Record<string, string>;
 }
 
 /** A built server (`dist/`) with its data and log in `workRoot`, a fresh secret and `password`. */
@@ -246,6 +257,7 @@ export async function startServer(settings: ServerSettings): Promise<RunningServ
       PASSWORD_HASH: settings.passwordHash,
       SECRET_KEY: settings.secretKey,
       LOG_LEVEL: settings.logLevel,
+      ...settings.env,
     },
     stdio: ['ignore', log, log],
   });

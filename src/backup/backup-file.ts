@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { joinDraftPieces } from '../storage/conversation-store.js';
 import type { SqliteDatabase } from '../storage/database.js';
 
 /*
@@ -88,6 +89,8 @@ export async function createBackup(options: { database: SqliteDatabase; folder: 
           const stat = fs.statSync(entry.file, { throwIfNoEntry: false });
           if (stat?.isFile()) file.run(entry.name, fs.readFileSync(entry.file), stat.mode & 0o777);
         }
+        // A reply streaming now is saved in pieces: the backup's message holds its text so far.
+        joinDraftPieces(copy);
       })();
       // The backup holds a WAL-free single file: no -wal/-shm beside it to forget.
       copy.pragma('journal_mode = DELETE');

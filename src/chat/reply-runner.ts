@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChatModel, ChatTurn } from '../llm/chat-model.js';
 import { charactersPerToken, fitToContext } from '../llm/history.js';
@@ -6,7 +7,7 @@ import type { SystemPrompt } from '../prompt/system-prompt.js';
 import type { MarkdownRenderer } from '../markdown/markdown-renderer.js';
 import type { MemoryFile } from '../memory/memory-file.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
-import type { Conversation, ConversationStore, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
+import type { Conversation, ConversationStore, DraftPiece, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ToolCallScanner, type ScannedTag } from '../tools-engine/tool-call-scanner.js';
 import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
@@ -15,6 +16,7 @@ import type { ToolImage } from '../tools-engine/tool.js';
 import { formatToolResults, type ToolOutcome } from '../tools-engine/tool-results.js';
 import { llmErrorNotice, storedErrorText } from './error-notice.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
+import { UnsavedText } from './unsaved-text.js';
 
 export interface ReplyRunnerDependencies {
   store: ConversationStore;
@@ -30,7 +32,7 @@ export interface ReplyRunnerDependencies {
   isKnownTool(name: string): boolean;
   /** Renders a finished message's Markdown (in a worker, with a time limit). */
   markdown: Pick<MarkdownRenderer, 'render' | 'version'>;
-  /** How often a streaming reply is written to the database, so a crash keeps most of it. */
+  /** How often a streaming reply saves what it added (a draft piece), so a crash keeps most of it. */
   saveIntervalMs?: number;
   /** Photos the person sent, given to a model that can see as its `images`. */
   attachments: Pick<AttachmentStore, 'imagesForConversation'>;
@@ -113,21 +115,29 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     vision: boolean;
     contextTokens: number;
     stop: AbortSignal;
-    /** Writes the reply so far into the message being streamed. */
-    save(changes?: MessageChanges): void;
+    /** Saves what the message being streamed added since its last save. */
+    saveDraft(piece: DraftPiece): void;
+    /** The current round's raw text, tags included (null: the same as the shown text). */
+    roundText: { raw(): string | null };
   }
 
   /** Streams one round into the reply's current message; returns the tags the model wrote. */
   async function streamRound(setup: TurnSetup, images: ToolImage[]): Promise<ScannedTag[]> {
-    const { conversation, reply, save } = setup;
+    const { conversation, reply } = setup;
+    const scanner = new ToolCallScanner({ isKnownTool: dependencies.isKnownTool });
+    const tags: ScannedTag[] = [];
+    setup.roundText.raw = () => (tags.length > 0 ? scanner.raw : null);
     const history = historyFor(setup, reply.messageId);
     // Pictures a tool just returned go with its results, for a model that can see them.
     const last = history.at(-1);
     if (setup.vision && images.length > 0 && last?.role === 'user') last.images = [...(last.images ?? []), ...images.map((image) => image.data)];
     const messages = fitToContext(setup.system, history, setup.contextTokens, replyReserveTokens);
     const roundController = new AbortController();
-    const scanner = new ToolCallScanner({ isKnownTool: dependencies.isKnownTool });
-    const tags: ScannedTag[] = [];
+    const unsaved = new UnsavedText();
+    const saveDraft = () => {
+      const piece = unsaved.take();
+      if (piece) setup.saveDraft(piece);
+    };
     let lastSave = Date.now();
     const stream = await chatModel.streamReply({
       model: conversation.model,
@@ -145,6 +155,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     for await (const chunk of stream) {
       const step = scanner.push(chunk.content);
       tags.push(...step.tags);
+      unsaved.add(step.visible, chunk.thinking, step.raw);
       show(step.visible, chunk.thinking);
       if (step.cut) {
         // The model began to invent a result: cut generation at the call.
@@ -152,16 +163,17 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         break;
       }
       if (Date.now() - lastSave >= saveIntervalMs) {
-        // raw differs from the shown text only once a tag was seen; skip the copy until then.
-        save({ raw: tags.length > 0 ? scanner.raw : null });
+        saveDraft();
         lastSave = Date.now();
       }
     }
     const end = scanner.finish();
     tags.push(...end.tags);
+    unsaved.add(end.visible, '', end.raw);
     show(end.visible, '');
     reply.content = reply.content.trimEnd();
-    save({ raw: tags.length > 0 ? scanner.raw : null });
+    // The whole text is written once, when the message ends (finish); until then, only pieces.
+    saveDraft();
     return tags;
   }
 
@@ -195,19 +207,22 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       stop: () => stopController.abort(),
     };
     hub.begin(reply);
-    const save = (changes: MessageChanges = {}) =>
-      store.updateMessage(reply.messageId, { content: reply.content, thinking: reply.thinking, ...changes });
-    // A message that ends is rendered once, off the main thread, and kept with its final status.
+    const roundText = { raw: (): string | null => null };
+    const saveDraft = (piece: DraftPiece) => store.appendDraft(reply.messageId, piece);
+    // A message that ends is rendered once, off the main thread, and kept, whole, with its final status.
     const finish = async (changes: MessageChanges) => {
       const html = await markdown.render(reply.content);
-      save({ ...changes, html, html_version: markdown.version });
+      store.updateMessage(reply.messageId, { content: reply.content, thinking: reply.thinking, raw: roundText.raw(), ...changes, html, html_version: markdown.version });
+      // Writing a long reply and sending its page update are each a piece of work in one go:
+      // others' requests get a turn between them.
+      await nextTurn();
     };
 
     try {
       const prepared = await prepareTurn(conversation);
       const historyStart = store.historyStart(conversation.id, prepared.contextTokens * charactersPerToken);
       const imagesByMessage = dependencies.attachments.imagesForConversation(conversation.id, historyStart);
-      const setup: TurnSetup = { conversation, reply, save, stop: stopController.signal, historyStart, imagesByMessage, ...prepared };
+      const setup: TurnSetup = { conversation, reply, saveDraft, roundText, stop: stopController.signal, historyStart, imagesByMessage, ...prepared };
       const turn = { memoryRevision: prepared.memoryRevision, vision: prepared.vision };
       let images: ToolImage[] = [];
       for (let round = 1; ; round += 1) {

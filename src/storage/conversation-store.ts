@@ -58,6 +58,13 @@ export interface MessageChanges {
   html_version?: number | null;
 }
 
+/** What a streaming reply added since its last save; `raw` is null where it equals `content`. */
+export interface DraftPiece {
+  content: string;
+  thinking: string;
+  raw: string | null;
+}
+
 export interface ConversationStore {
   createConversation(title: string, model: string): Conversation;
   getConversation(id: number): Conversation | undefined;
@@ -76,7 +83,15 @@ export interface ConversationStore {
   /** Whether markOutsideText was ever called for this chat. */
   hasOutsideText(id: number): boolean;
   addMessage(conversationId: number, role: MessageRole, content: string, options?: { status?: MessageStatus; model?: string }): StoredMessage;
+  /** Sets these columns; setting `content` (the whole text) replaces any draft pieces. */
   updateMessage(id: number, changes: MessageChanges): void;
+  /**
+   * Saves what a streaming reply added since its last save, and only that: a save costs the same
+   * at the first kilobyte and at the tenth megabyte. The message's own text is written once, by
+   * updateMessage when the reply ends (or joined from the pieces after a crash). Nothing happens
+   * when the message is gone (its chat was deleted meanwhile).
+   */
+  appendDraft(id: number, piece: DraftPiece): void;
   getMessage(id: number): StoredMessage | undefined;
   /** The thread shown: every message not hidden, oldest first. */
   listMessages(conversationId: number): StoredMessage[];
@@ -114,7 +129,7 @@ export interface ConversationStore {
    * thread from `messageId` on and shows the target with, below it, its newest replies.
    */
   showVersion(messageId: number, targetId: number): void;
-  /** Replies left 'streaming' by a crash are marked failed, keeping their text. */
+  /** Replies left 'streaming' by a crash are marked failed, keeping their text (draft pieces joined in). */
   closeInterruptedReplies(reason: string): number;
 }
 
@@ -179,6 +194,38 @@ export function titleFromMessage(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   if (line.length === 0) return 'New chat';
   return line.length > 60 ? `${line.slice(0, 59).trimEnd()}…` : line;
+}
+
+/**
+ * Joins the draft pieces of replies still marked streaming onto their text, in order, leaving
+ * their status: at start-up after a crash, and in a backup taken while a reply streams (so the
+ * file holds the text so far). Returns how many messages got text.
+ */
+export function joinDraftPieces(database: SqliteDatabase): number {
+  if (!database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'message_drafts'").get()) return 0;
+  // Along messages_streaming: a crash leaves few.
+  const streaming = database
+    .prepare<[], Pick<MessageRow, 'id' | 'content' | 'thinking' | 'raw'>>("SELECT id, content, thinking, raw FROM messages WHERE status = 'streaming'")
+    .all();
+  const listPieces = database.prepare<[number], DraftPiece>('SELECT content, thinking, raw FROM message_drafts WHERE message_id = ? ORDER BY id');
+  const setText = database.prepare<[string, string, string | null, number]>('UPDATE messages SET content = ?, thinking = ?, raw = ? WHERE id = ?');
+  const deletePieces = database.prepare<[number]>('DELETE FROM message_drafts WHERE message_id = ?');
+  let joined = 0;
+  for (const message of streaming) {
+    const pieces = listPieces.all(message.id);
+    if (pieces.length === 0) continue;
+    const join = (part: (piece: DraftPiece) => string) => pieces.map(part).join('');
+    const tagged = message.raw !== null || pieces.some((piece) => piece.raw !== null);
+    setText.run(
+      message.content + join((piece) => piece.content),
+      message.thinking + join((piece) => piece.thinking),
+      tagged ? (message.raw ?? message.content) + join((piece) => piece.raw ?? piece.content) : null,
+      message.id,
+    );
+    deletePieces.run(message.id);
+    joined += 1;
+  }
+  return joined;
 }
 
 export function createConversationStore(database: SqliteDatabase, now: () => number = Date.now): ConversationStore {
@@ -255,9 +302,35 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     closeInterrupted: database.prepare<[string, number]>(
       "UPDATE messages SET status = 'failed', error = ?, updated_at = ? WHERE status = 'streaming'",
     ),
+    appendDraft: database.prepare<[number, string, string, string | null, number]>(
+      'INSERT INTO message_drafts (message_id, content, thinking, raw) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?)',
+    ),
+    deleteDrafts: database.prepare<[number]>('DELETE FROM message_drafts WHERE message_id = ?'),
   };
 
   const updateStatements = new Map<string, Statement<Array<string | number | null>>>();
+
+  const updateMessage = database.transaction((id: number, changes: MessageChanges) => {
+    const columns = Object.entries(changes).filter(([, value]) => value !== undefined);
+    if (columns.length === 0) return;
+    // Every round of every reply ends with one: prepare each set of columns once, not per update.
+    const key = columns.map(([name]) => name).join(',');
+    let update = updateStatements.get(key);
+    if (!update) {
+      // Column names come from the MessageChanges keys above, never from input.
+      const assignments = columns.map(([name]) => `${name} = ?`).join(', ');
+      update = database.prepare<Array<string | number | null>>(`UPDATE messages SET ${assignments}, updated_at = ? WHERE id = ?`);
+      updateStatements.set(key, update);
+    }
+    update.run(...columns.map(([, value]) => value as string | null), now(), id);
+    if (changes.content !== undefined) statements.deleteDrafts.run(id);
+  });
+
+  /** A reply a crash cut off: its draft pieces joined onto its text, once, at start-up. */
+  const closeInterrupted = database.transaction((reason: string) => {
+    joinDraftPieces(database);
+    return statements.closeInterrupted.run(reason, now()).changes;
+  });
 
   const addMessage = database.transaction(
     (conversationId: number, role: MessageRole, content: string, status: MessageStatus, model: string | null) => {
@@ -325,20 +398,8 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     hasOutsideText: (id) => statements.outsideText.get(id)?.outside_text === 1,
     addMessage: (conversationId, role, content, options = {}) =>
       addMessage(conversationId, role, content, options.status ?? 'complete', options.model ?? null),
-    updateMessage(id, changes) {
-      const columns = Object.entries(changes).filter(([, value]) => value !== undefined);
-      if (columns.length === 0) return;
-      // A streaming reply saves every second: prepare each set of columns once, not per save.
-      const key = columns.map(([name]) => name).join(',');
-      let update = updateStatements.get(key);
-      if (!update) {
-        // Column names come from the MessageChanges keys above, never from input.
-        const assignments = columns.map(([name]) => `${name} = ?`).join(', ');
-        update = database.prepare<Array<string | number | null>>(`UPDATE messages SET ${assignments}, updated_at = ? WHERE id = ?`);
-        updateStatements.set(key, update);
-      }
-      update.run(...columns.map(([, value]) => value as string | null), now(), id);
-    },
+    updateMessage: (id, changes) => updateMessage(id, changes),
+    appendDraft: (id, piece) => void statements.appendDraft.run(id, piece.content, piece.thinking, piece.raw, id),
     getMessage(id) {
       const row = statements.selectMessage.get(id);
       return row && toMessage(row);
@@ -372,7 +433,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
         snippet: row.snippet,
       }));
     },
-    closeInterruptedReplies: (reason) => statements.closeInterrupted.run(reason, now()).changes,
+    closeInterruptedReplies: (reason) => closeInterrupted(reason),
     lastUserMessage(conversationId, before) {
       const row = before === undefined ? statements.lastUserMessage.get(conversationId) : statements.lastUserMessageBefore.get(conversationId, before);
       return row && toMessage(row);

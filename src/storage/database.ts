@@ -197,6 +197,20 @@ const migrations: string[] = [
   `
   ALTER TABLE conversations ADD COLUMN outside_text INTEGER NOT NULL DEFAULT 0;
   `,
+  // A streaming reply is saved every second as the text it added since the last save, not as its
+  // whole text again: a reply that runs to megabytes (a looping model) cost each save, and the
+  // disk, the whole of it. The message gets its whole text once, when it ends; after a crash the
+  // pieces are joined into it at the next start. `raw` is NULL where it is the same as `content`.
+  `
+  CREATE TABLE message_drafts (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    content TEXT NOT NULL,
+    thinking TEXT NOT NULL,
+    raw TEXT
+  );
+  CREATE INDEX message_drafts_by_message ON message_drafts (message_id, id);
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
@@ -211,6 +212,9 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
     const context = contextOf(request.conversationId);
     const result: RoundResult = { anotherRound: request.tags.some((tag) => tag.kind === 'tool'), expired: false, images: [] };
     for (const tag of request.tags) {
+      // Each call (a looping model writes up to 64) records, renders and sends its card: in a
+      // turn of its own, so other people's requests are answered between them.
+      await nextTurn();
       if (request.signal.aborted) break;
       const outcome = await run({ ...request, tag, context });
       result.images.push(...outcome.images);

@@ -59,6 +59,8 @@ export interface ScanStep {
   tags: ScannedTag[];
   /** The model began writing after a tool call: stop generating. */
   cut: boolean;
+  /** What this step added to `raw` (settled text, tags included): a save can write just this. */
+  raw: string;
 }
 
 export interface ToolCallScannerOptions {
@@ -111,7 +113,6 @@ export class ToolCallScanner {
   #filler = 0;
   #tagCount = 0;
   #cut = false;
-  #visible = '';
   readonly #isKnownTool: ((name: string) => boolean) | undefined;
   readonly #maximumParamsLength: number;
   readonly #maximumMemoryLength: number;
@@ -127,28 +128,23 @@ export class ToolCallScanner {
     return this.#raw + this.#held;
   }
 
-  /** All the text shown so far. */
-  get visible(): string {
-    return this.#visible;
-  }
-
   get wasCut(): boolean {
     return this.#cut;
   }
 
   push(chunk: string): ScanStep {
-    if (this.#cut) return { visible: '', tags: [], cut: true };
+    if (this.#cut) return { visible: '', tags: [], cut: true, raw: '' };
     return this.#scan(chunk, false);
   }
 
   /** The stream ended: settle what was held back. */
   finish(): ScanStep {
-    if (this.#cut) return { visible: '', tags: [], cut: true };
+    if (this.#cut) return { visible: '', tags: [], cut: true, raw: '' };
     return this.#scan('', true);
   }
 
   #scan(chunk: string, ended: boolean): ScanStep {
-    const step: ScanStep = { visible: '', tags: [], cut: false };
+    const step: ScanStep = { visible: '', tags: [], cut: false, raw: '' };
     const nameEnds = this.#heldNameEnds;
     if (nameEnds && !ended && this.#held.length + chunk.length <= maximumOpeningLength && !nameEnds.test(chunk)) {
       // More of a name: still a possible tag, and no need to look at the held text again.
@@ -170,13 +166,18 @@ export class ToolCallScanner {
     return step;
   }
 
+  /** Settles text as raw (what the model said), shown or not. */
+  #keep(text: string, step: ScanStep): void {
+    this.#raw += text;
+    step.raw += text;
+  }
+
   /** Settles text[from, to) as shown text. */
   #show(text: string, from: number, to: number, step: ScanStep): void {
     if (to <= from) return;
     const part = text.slice(from, to);
-    this.#raw += part;
+    this.#keep(part, step);
     step.visible += part;
-    this.#visible += part;
   }
 
   /** Keeps text from `from` to the end for the next chunk; returns -1 (this chunk is done). */
@@ -203,7 +204,7 @@ export class ToolCallScanner {
 
   #open(text: string, wrapperAt: number, tagAt: number, opening: Opening, step: ScanStep): number {
     if (this.#tagCount >= maximumTagsPerReply) return this.#cutHere(step);
-    this.#raw += text.slice(wrapperAt, tagAt + opening.length);
+    this.#keep(text.slice(wrapperAt, tagAt + opening.length), step);
     const kind = opening.format === 'memory' ? 'memory' : 'tool';
     const limit = kind === 'tool' ? this.#maximumParamsLength : this.#maximumMemoryLength;
     this.#call = { opening, kind, params: '', limit, ...(opening.closing.pattern ? {} : { balance: new JsonBalance() }) };
@@ -215,7 +216,7 @@ export class ToolCallScanner {
     if (this.#afterMemory) {
       afterMemoryPattern.lastIndex = position;
       const trailing = afterMemoryPattern.exec(text)![0];
-      this.#raw += trailing;
+      this.#keep(trailing, step);
       position += trailing.length;
       // Still only spaces at the end of the chunk: more may follow in the next.
       this.#afterMemory = position === text.length && !ended;
@@ -268,7 +269,7 @@ export class ToolCallScanner {
     if (bodyEnd - position > room) {
       // Past the cap: stop reading, end the call and stop the model.
       const kept = text.slice(position, position + room);
-      this.#raw += kept;
+      this.#keep(kept, step);
       this.#call = undefined;
       this.#tagCount += 1;
       const body = call.params + kept;
@@ -277,7 +278,7 @@ export class ToolCallScanner {
       return this.#cutHere(step);
     }
     call.params += text.slice(position, bodyEnd);
-    this.#raw += text.slice(position, next);
+    this.#keep(text.slice(position, next), step);
     if (!closed) {
       if (!ended) return this.#hold(text, next);
       this.#closeCall(step, true);
@@ -319,7 +320,7 @@ export class ToolCallScanner {
       at += spacePattern.exec(text)![0].length;
       this.#filler += at - position;
       if (this.#filler > maximumFillerAfterCall) return this.#cutHere(step);
-      this.#raw += text.slice(position, at);
+      this.#keep(text.slice(position, at), step);
       position = at;
       if (at === text.length) return -1;
       const first = text[at];
