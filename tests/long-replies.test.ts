@@ -86,7 +86,7 @@ function buildRunner(t: TestContext, model: ChatModel) {
     memory: createMemoryFile({ file: path.join(dataDir, 'memory.md'), maxBytes: 2048, database }),
     logger: pino({ level: 'silent' }),
     maxToolRounds: 10,
-    buildSystemPrompt: async () => 'You are a test.',
+    buildSystemPrompt: async () => ({ content: 'You are a test.', outsideText: false }),
     isKnownTool: () => false,
     markdown: { version: 1, render: async () => '<p>rendered</p>' },
     // A save after every chunk: the most a streaming reply can ask of the database.
@@ -162,6 +162,7 @@ test('a round of 64 calls (a looping model) lets other requests in between its c
     registry: createTestRegistry(services).registry,
     memoryUpdateTool: createTestRegistry(services).registry.find('calculator')!,
     toolCalls,
+    conversations: createConversationStore(database),
     approvals: new ApprovalDesk(createSettingsStore(database)),
     logger: pino({ level: 'silent' }),
   });
