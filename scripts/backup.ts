@@ -8,8 +8,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import dotenv from 'dotenv';
-import { backupEntries, createBackup } from '../src/backup/backup-file.js';
-import { databaseFileIn } from '../src/backup/restore-backup.js';
+import { backupEntries, createBackup } from '../src/storage/backup/backup-file.js';
+import { databaseFileIn } from '../src/storage/backup/restore-backup.js';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 
 async function main(): Promise<number> {

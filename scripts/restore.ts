@@ -10,8 +10,8 @@ import path from 'node:path';
 import readline from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import dotenv from 'dotenv';
-import { backupFileName } from '../src/backup/backup-file.js';
-import { planRestore, restoreBackup } from '../src/backup/restore-backup.js';
+import { backupFileName } from '../src/storage/backup/backup-file.js';
+import { planRestore, restoreBackup } from '../src/storage/backup/restore-backup.js';
 import { ConfigError, loadConfig, type Config } from '../src/config/config.js';
 
 /**

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { buildApp, loggerOptions } from './app.js';
-import { startDailyBackups } from './backup/daily-backup.js';
+import { startDailyBackups } from './storage/backup/daily-backup.js';
 import { ensureCredentials, passwordHashSetting } from './auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';

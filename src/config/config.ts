@@ -1,7 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
-import type { OpenAiBackendSettings } from '../llm/openai-chat-model.js';
+
+/** One OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM, or a cloud API). */
+export interface OpenAiBackendSettings {
+  /** Short stable id, part of the model ids conversations store (`@<id>/<model>`). */
+  id: string;
+  /** What the person sees in the model picker and in errors, e.g. "GPU box". */
+  name: string;
+  /** The API root including /v1, e.g. http://192.168.1.50:8000/v1 */
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** Where the key came from (a variable name), so a 401 can say what to fix. */
+  apiKeyVariable: string | undefined;
+  /** Models that accept pictures; `*` for all. These servers have no capabilities endpoint. */
+  visionModels: string[];
+}
 
 /** Everything the server reads from its environment, validated once at start. */
 export interface Config {

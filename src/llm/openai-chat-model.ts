@@ -1,24 +1,10 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { OpenAiBackendSettings } from '../config/config.js';
 import type { ChatModel, ChatTurn, ModelDescription } from './chat-model.js';
 import { isNetworkError, LlmError } from './llm-error.js';
 import { emptyStream, ReplyControl } from './reply-control.js';
 import { ThinkTagSplitter } from './think-tag-splitter.js';
-
-/** One OpenAI-compatible server (llama.cpp's llama-server, LM Studio, vLLM, or a cloud API). */
-export interface OpenAiBackendSettings {
-  /** Short stable id, part of the model ids conversations store (`@<id>/<model>`). */
-  id: string;
-  /** What the person sees in the model picker and in errors, e.g. "GPU box". */
-  name: string;
-  /** The API root including /v1, e.g. http://192.168.1.50:8000/v1 */
-  baseUrl: string;
-  apiKey: string | undefined;
-  /** Where the key came from (a variable name), so a 401 can say what to fix. */
-  apiKeyVariable: string | undefined;
-  /** Models that accept pictures; `*` for all. These servers have no capabilities endpoint. */
-  visionModels: string[];
-}
 
 export interface OpenAiChatModelOptions {
   backend: OpenAiBackendSettings;

@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { SqliteDatabase } from './database.js';
+// The driver's own type, not database.ts's name for it: database.ts calls in here as it opens.
+import type Database from 'better-sqlite3';
+
+type SqliteDatabase = Database.Database;
 
 /**
  * Giving the disk space of deleted chats back. SQLite keeps freed pages inside the file for reuse,

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { joinDraftPieces } from '../storage/conversation-store.js';
-import type { SqliteDatabase } from '../storage/database.js';
+import { joinDraftPieces } from '../conversation-store.js';
+import type { SqliteDatabase } from '../database.js';
 
 /*
  * A Hearth backup is one SQLite file: an online backup of the database (safe while the server

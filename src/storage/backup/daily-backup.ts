@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../storage/database.js';
+import type { SqliteDatabase } from '../database.js';
 import { backupEntries, createBackup, newestBackupTime, pruneBackups, type BackupPaths } from './backup-file.js';
 
 const day = 24 * 60 * 60 * 1000;
