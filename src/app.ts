@@ -201,7 +201,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     markdown,
     attachments,
   });
-  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.ollamaModel, attachments, visionModels });
+  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.defaultModel, attachments, visionModels });
 
   toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
@@ -245,11 +245,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     // neighbour when the owner is chatting, and the model servers' states are the owner's business.
     if (!isAuthenticated(request)) return { status: 'ok' };
     // Each model server by name and state only, never addresses or keys.
-    const backends = chatModel.checkBackends
-      ? await chatModel.checkBackends()
-      : [{ id: 'ollama', name: 'Ollama', kind: 'ollama' as const, status: (await chatModel.isReachable()) ? ('reachable' as const) : ('unreachable' as const) }];
-    const ollama = backends.find((backend) => backend.kind === 'ollama')?.status ?? 'not configured';
-    return { status: 'ok', ollama, backends, activeReplies: hub.activeCount };
+    return { status: 'ok', backends: await chatModel.checkBackends(), activeReplies: hub.activeCount };
   });
 
   await registerAuthRoutes(app, {

@@ -124,12 +124,12 @@ test('a session survives a server restart (sessions are in SQLite)', async (t) =
   assert.equal(rows.count, 1);
   await first.app.close();
   const { buildApp } = await import('../src/app.js');
-  const { createChatModel } = await import('../src/llm/chat-model.js');
+  const { createOllamaChatModel } = await import('../src/llm/ollama-chat-model.js');
   const bcrypt = (await import('bcrypt')).default;
   const second = await buildApp({
     config: first.config,
     database: first.database,
-    chatModel: createChatModel({ host: first.standin.url }),
+    chatModel: createOllamaChatModel({ host: first.standin.url }),
     credentials: { passwordHash: bcrypt.hashSync('x', 4), secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
   });
   t.after(() => second.close());

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
 import { buildApp } from '../src/app.js';
-import { createChatModel } from '../src/llm/chat-model.js';
+import { createOllamaChatModel } from '../src/llm/ollama-chat-model.js';
 import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, testPassword, type TestApp } from './support/test-app.js';
 
 type App = TestApp['app'];
@@ -163,7 +163,7 @@ test('the budget shared by untrusted browsers is kept in SQLite: a restart does 
   const second = await buildApp({
     config: first.config,
     database: first.database,
-    chatModel: createChatModel({ host: first.standin.url }),
+    chatModel: createOllamaChatModel({ host: first.standin.url }),
     credentials: { passwordHash: bcrypt.hashSync(testPassword, 4), secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
     untrustedLoginAttempts: 3,
   });
@@ -200,7 +200,7 @@ test('failure counts are kept in SQLite: a restart does not reset them', async (
   const second = await buildApp({
     config: first.config,
     database: first.database,
-    chatModel: createChatModel({ host: first.standin.url }),
+    chatModel: createOllamaChatModel({ host: first.standin.url }),
     credentials: { passwordHash: bcrypt.hashSync(testPassword, 4), secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
     loginAttempts: 3,
   });

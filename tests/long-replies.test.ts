@@ -57,6 +57,7 @@ function scriptedModel(text: string, hold?: { reached(): void; released: Promise
     listModels: async () => ['test-model'],
     describeModel: async (name) => ({ name, capabilities: [], contextLength: 8192 }),
     isReachable: async () => true,
+    checkBackends: async () => [{ id: 'test', name: 'Test', kind: 'ollama', status: 'reachable' }],
     async streamReply() {
       async function* chunks(): AsyncGenerator<ReplyChunk> {
         for (let index = 0; index < text.length; index += chunkCharacters) yield { content: text.slice(index, index + chunkCharacters), thinking: '' };

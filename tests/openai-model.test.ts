@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createChatModel, type ChatTurn } from '../src/llm/chat-model.js';
+import type { ChatTurn } from '../src/llm/chat-model.js';
+import { createOllamaChatModel } from '../src/llm/ollama-chat-model.js';
 import { LlmError } from '../src/llm/llm-error.js';
 import { createModelRouter, modelIdFor, parseModelId } from '../src/llm/model-router.js';
 import type { OpenAiBackendSettings } from '../src/config/config.js';
@@ -124,7 +125,7 @@ test('the router lists what answers, fails only when nothing does, and names a s
   const openai = await startOpenAiStandin();
   t.after(() => Promise.all([ollama.close(), openai.close()]));
   const router = createModelRouter([
-    { id: 'ollama', name: 'Ollama', kind: 'ollama', chatModel: createChatModel({ host: ollama.url }) },
+    { id: 'ollama', name: 'Ollama', kind: 'ollama', chatModel: createOllamaChatModel({ host: ollama.url }) },
     { id: 'box', name: 'Box', kind: 'openai', chatModel: createOpenAiChatModel({ backend: backendFor(openai.baseUrl) }) },
   ]);
   assert.deepEqual(await router.listModels(), ['llama3.2:latest', 'qwen3:latest', '@box/gemma-3-4b-it', '@box/Qwen/Qwen2.5-7B-Instruct']);

@@ -108,7 +108,7 @@ test('/healthz without a login says only that the server is up, not whether the 
   const owner = (await app.inject({ url: '/healthz', headers: { cookie: cookies } })).json() as Record<string, unknown>;
   assert.equal(owner.status, 'ok');
   assert.equal(owner.activeReplies, 1, 'the owner still sees the reply being written');
-  assert.equal(owner.ollama, 'reachable');
+  assert.deepEqual(owner.backends, [{ id: 'ollama', name: 'Ollama', kind: 'ollama', status: 'reachable' }]);
 });
 
 test('1,000 wrong passwords from one address are all refused while a logged-in chat keeps streaming', async (t) => {

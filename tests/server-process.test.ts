@@ -37,8 +37,8 @@ test('first start prints a generated password and the address once; the next sta
   assert.equal(await login(baseUrl, 'wrong password'), 401);
   const owner = await logIn(baseUrl, password!);
   assert.equal(owner.status, 303);
-  const health = (await (await fetch(`${baseUrl}/healthz`, { headers: { cookie: owner.cookies } })).json()) as { ollama: string };
-  assert.equal(health.ollama, 'reachable');
+  const health = (await (await fetch(`${baseUrl}/healthz`, { headers: { cookie: owner.cookies } })).json()) as { backends: Array<{ kind: string; status: string }> };
+  assert.deepEqual(health.backends.map((backend) => [backend.kind, backend.status]), [['ollama', 'reachable']]);
   first.child.kill('SIGTERM');
   assert.equal(await first.exited, 0, 'SIGTERM shuts down cleanly');
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import bcrypt from 'bcrypt';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createChatModel } from '../../src/llm/chat-model.js';
+import { createOllamaChatModel } from '../../src/llm/ollama-chat-model.js';
 import type { SqliteDatabase } from '../../src/storage/database.js';
 import type { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
 
@@ -34,7 +34,7 @@ export function buildBenchApp(options: BenchAppOptions): Promise<BenchApp> {
   return buildApp({
     config,
     database,
-    chatModel: createChatModel({ host: ollamaUrl }),
+    chatModel: createOllamaChatModel({ host: ollamaUrl }),
     // Cost 4: the benchmarks time pages, not logins.
     credentials: { passwordHash: bcrypt.hashSync(password, 4), secretKey: 'a-bench-secret-that-is-long-enough-0123456789' },
     ...(registry ? { registry } : {}),

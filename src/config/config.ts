@@ -22,7 +22,8 @@ export interface Config {
   host: string;
   port: number;
   ollamaHost: string;
-  ollamaModel: string | undefined;
+  /** The model for a new chat when none is chosen (OLLAMA_MODEL); unset: the first one listed. */
+  defaultModel: string | undefined;
   /** OpenAI-compatible model servers beside Ollama (OPENAI_BASE_URL and OPENAI_BACKENDS). */
   openAiBackends: OpenAiBackendSettings[];
   passwordHash: string | undefined;
@@ -277,7 +278,7 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     host,
     port,
     ollamaHost: url(env, 'OLLAMA_HOST', 'http://127.0.0.1:11434'),
-    ollamaModel: text(env, 'OLLAMA_MODEL'),
+    defaultModel: text(env, 'OLLAMA_MODEL'),
     openAiBackends: openAiBackends(env),
     passwordHash,
     secretKey,

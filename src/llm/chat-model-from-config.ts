@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
-import { createChatModel } from './chat-model.js';
 import { createModelRouter, type ModelRouter } from './model-router.js';
+import { createOllamaChatModel } from './ollama-chat-model.js';
 import { createOpenAiChatModel } from './openai-chat-model.js';
 
 export interface ChatModelTimeouts {
@@ -15,7 +15,7 @@ export function createChatModelFromConfig(config: Pick<Config, 'ollamaHost' | 'o
   const { listTimeoutMs, ...streamTimeouts } = timeouts;
   return createModelRouter(
     [
-      { id: 'ollama', name: 'Ollama', kind: 'ollama', chatModel: createChatModel({ host: config.ollamaHost, ...streamTimeouts }) },
+      { id: 'ollama', name: 'Ollama', kind: 'ollama', chatModel: createOllamaChatModel({ host: config.ollamaHost, ...streamTimeouts }) },
       ...config.openAiBackends.map((backend) => ({
         id: backend.id,
         name: backend.name,

@@ -1,6 +1,10 @@
-import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
-import { describeLlmError, type LlmFailure } from './llm-error.js';
-import { emptyStream, ReplyControl } from './reply-control.js';
+import { LlmError, type LlmFailure } from './llm-error.js';
+
+/*
+ * What the replies and pages need from a model server, whichever it is: Ollama
+ * (ollama-chat-model.ts), an OpenAI-compatible server (openai-chat-model.ts), or several behind
+ * the model router (model-router.ts).
+ */
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -21,7 +25,7 @@ export interface ReplyChunk {
 }
 
 export interface ReplyStream extends AsyncIterable<ReplyChunk> {
-  /** Stops this one reply and its Ollama request; other replies go on. */
+  /** Stops this one reply and its request to the model server; other replies go on. */
   abort(): void;
 }
 
@@ -30,7 +34,7 @@ export interface ChatRequest {
   messages: ChatTurn[];
   think: boolean;
   contextTokens: number;
-  /** Aborting it stops the reply at any point, even before Ollama answers. */
+  /** Aborting it stops the reply at any point, even before the server answers. */
   signal?: AbortSignal;
 }
 
@@ -61,114 +65,14 @@ export interface ChatModel {
   streamReply(request: ChatRequest): Promise<ReplyStream>;
   /** Several model servers behind one ChatModel (the model router) list theirs apart. */
   listModelGroups?(): Promise<ModelGroup[]>;
-  checkBackends?(): Promise<BackendHealth[]>;
+  /** Each server behind this ChatModel by name and state (GET /healthz for a logged-in caller). */
+  checkBackends(): Promise<BackendHealth[]>;
 }
 
-export interface ChatModelOptions {
-  host: string;
-  fetch?: typeof fetch;
-  /** How long to wait for the first chunk (a model may need to load) and then between chunks. */
-  firstChunkTimeoutMs?: number;
-  chunkTimeoutMs?: number;
+/** A server's state from its model list, not a ping: one that answers but refuses the key is not usable either. */
+export function healthFromModelList(listing: Promise<unknown>): Promise<BackendHealth['status']> {
+  return listing.then(
+    () => 'reachable' as const,
+    (error: unknown) => (error instanceof LlmError && error.failure === 'unauthorized' ? ('unauthorized' as const) : ('unreachable' as const)),
+  );
 }
-
-/** The Ollama client the app uses: ollama-js underneath, with errors turned into LlmError. */
-export function createChatModel(options: ChatModelOptions): ChatModel {
-  const client = new Ollama({ host: options.host, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  const descriptions = new Map<string, ModelDescription>();
-  const firstChunkTimeoutMs = options.firstChunkTimeoutMs ?? 300_000;
-  const chunkTimeoutMs = options.chunkTimeoutMs ?? 120_000;
-  const context = (model: string, streaming: boolean) => ({ host: options.host, model, streaming });
-
-  return {
-    host: options.host,
-
-    async listModels() {
-      try {
-        const response = await client.list();
-        return response.models.map((model) => model.name).sort((a, b) => a.localeCompare(b));
-      } catch (error) {
-        throw describeLlmError(error, context('', false));
-      }
-    },
-
-    async describeModel(name) {
-      const known = descriptions.get(name);
-      if (known) return known;
-      try {
-        const response = await client.show({ model: name });
-        const info = (response.model_info ?? {}) as unknown as Record<string, unknown>;
-        const contextKey = Object.keys(info).find((key) => key.endsWith('.context_length'));
-        const description: ModelDescription = {
-          name,
-          capabilities: response.capabilities ?? [],
-          contextLength: contextKey ? Number(info[contextKey]) || undefined : undefined,
-        };
-        descriptions.set(name, description);
-        return description;
-      } catch (error) {
-        throw describeLlmError(error, context(name, false));
-      }
-    },
-
-    async isReachable() {
-      try {
-        await client.version();
-        return true;
-      } catch {
-        return false;
-      }
-    },
-
-    async streamReply(request) {
-      // ollama-js waits for response headers before it hands out an abortable iterator, so a
-      // hung Ollama could never be stopped; a client per reply with our own signal can.
-      const control = new ReplyControl(request.signal, {
-        server: 'Ollama',
-        firstChunkMs: firstChunkTimeoutMs,
-        firstChunkMessage: `Ollama did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`,
-        chunkMs: chunkTimeoutMs,
-        chunkMessage: `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`,
-      });
-      const baseFetch = options.fetch ?? fetch;
-      const replyClient = new Ollama({
-        host: options.host,
-        fetch: (input, init) => baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, control.signal]) : control.signal }),
-      });
-
-      let iterator: AbortableAsyncIterator<ChatResponse>;
-      try {
-        iterator = await replyClient.chat({
-          model: request.model,
-          messages: request.messages,
-          stream: true,
-          ...(request.think ? { think: true } : {}),
-          options: { num_ctx: request.contextTokens },
-        });
-      } catch (error) {
-        control.end();
-        if (control.stopped) return emptyStream();
-        throw control.timedOut ?? describeLlmError(error, context(request.model, false));
-      }
-
-      return {
-        abort: control.stop,
-        async *[Symbol.asyncIterator]() {
-          try {
-            for await (const part of iterator) {
-              control.chunkArrived();
-              yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
-              if (part.done) return;
-            }
-          } catch (error) {
-            if (control.stopped) return;
-            throw control.timedOut ?? describeLlmError(error, context(request.model, true));
-          } finally {
-            control.end();
-          }
-        },
-      };
-    },
-  };
-}
-

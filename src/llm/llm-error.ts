@@ -58,12 +58,6 @@ export function retryMayHelp(failure: LlmFailure): boolean {
   return failure === 'unreachable' || failure === 'connection-dropped' || failure === 'timeout';
 }
 
-interface ErrorContext {
-  host: string;
-  model: string;
-  streaming: boolean;
-}
-
 export function isNetworkError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const cause = (error as Error & { cause?: { code?: string } }).cause;
@@ -75,58 +69,4 @@ export function isNetworkError(error: unknown): boolean {
     // happens to contain the word, such as Ollama's "llama runner process has terminated".
     /^terminated$|fetch failed|socket|other side closed/i.test(error.message)
   );
-}
-
-/**
- * Ollama's words when its model process ended under it: "llama runner process has terminated:
- * signal: killed" (or ": exit status 2"), "llama runner process no longer running", and newer
- * versions' "model runner has unexpectedly stopped".
- */
-const runnerEndedPattern = /runner process (has terminated|no longer running)|model runner has unexpectedly stopped/i;
-
-/** Maps whatever ollama-js or fetch threw to one LlmError with a specific, actionable message. */
-export function describeLlmError(error: unknown, context: ErrorContext): LlmError {
-  if (error instanceof LlmError) return error;
-  const server = 'Ollama';
-  const status = (error as { status_code?: number }).status_code;
-  const message = error instanceof Error ? error.message : String(error);
-
-  // Before the network check: "has terminated" is the model process, not the connection.
-  if (runnerEndedPattern.test(message)) {
-    const killed = /signal: killed/i.test(message);
-    return new LlmError(
-      killed ? 'model-killed' : 'model-crashed',
-      `Ollama's model process ended ${context.streaming ? 'while writing the reply' : 'before it could answer'} (Ollama said: "${message}").` +
-        `${context.streaming ? ' The text so far is kept.' : ''}${killed ? ' "Killed" is nearly always the system running out of memory.' : ''}` +
-        ` A smaller model (or a smaller quantization), or a new chat with less to read, needs less memory.`,
-      server,
-    );
-  }
-  if (status === 404 && /not found/i.test(message)) {
-    return new LlmError(
-      'model-missing',
-      `The model "${context.model}" is not installed in Ollama. Pick another model, or run: ollama pull ${context.model}`,
-      server,
-    );
-  }
-  if (status === 400 && /does not support thinking/i.test(message)) {
-    return new LlmError('thinking-unsupported', `The model "${context.model}" does not support thinking: ${message}`, server);
-  }
-  if (status !== undefined) {
-    return new LlmError('request-rejected', `Ollama refused the request (HTTP ${status}): ${message}`, server);
-  }
-  if (isNetworkError(error)) {
-    return context.streaming
-      ? new LlmError(
-          'connection-dropped',
-          `The connection to Ollama at ${context.host} dropped in the middle of the reply. The text so far is kept; send again to retry.`,
-          server,
-        )
-      : new LlmError(
-          'unreachable',
-          `Ollama is not answering at ${context.host}. Check that it is running (ollama serve) and that OLLAMA_HOST is right.`,
-          server,
-        );
-  }
-  return new LlmError('stream-error', `Ollama reported an error while writing the reply: ${message}`, server);
 }

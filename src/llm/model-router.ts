@@ -1,4 +1,4 @@
-import type { BackendHealth, ChatModel, ModelDescription, ModelGroup } from './chat-model.js';
+import { healthFromModelList, type BackendHealth, type ChatModel, type ModelDescription, type ModelGroup } from './chat-model.js';
 import { LlmError } from './llm-error.js';
 
 /**
@@ -117,11 +117,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
     async checkBackends() {
       return Promise.all(
         backends.map(async (backend): Promise<BackendHealth> => {
-          // Its model list, not a ping: a server that answers but refuses the key is not usable either.
-          const status = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, 'timeout', backend.name).then(
-            () => 'reachable' as const,
-            (error: unknown) => (error instanceof LlmError && error.failure === 'unauthorized' ? ('unauthorized' as const) : ('unreachable' as const)),
-          );
+          const status = await healthFromModelList(withTimeout(backend.chatModel.listModels(), listTimeoutMs, 'timeout', backend.name));
           return { id: backend.id, name: backend.name, kind: backend.kind, status };
         }),
       );

@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { OpenAiBackendSettings } from '../config/config.js';
-import type { ChatModel, ChatTurn, ModelDescription } from './chat-model.js';
+import { healthFromModelList, type ChatModel, type ChatTurn, type ModelDescription } from './chat-model.js';
 import { isNetworkError, LlmError } from './llm-error.js';
 import { emptyStream, ReplyControl } from './reply-control.js';
 import { ThinkTagSplitter } from './think-tag-splitter.js';
@@ -268,6 +268,13 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
     },
 
     describeModel,
+
+    async checkBackends() {
+      const listing = readModels().catch((error: unknown) => {
+        throw describeOpenAiError(error, { backend, model: '', streaming: false });
+      });
+      return [{ id: backend.id, name: backend.name, kind: 'openai', status: await healthFromModelList(listing) }];
+    },
 
     async isReachable() {
       try {

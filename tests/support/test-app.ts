@@ -6,7 +6,7 @@ import bcrypt from 'bcrypt';
 import WebSocket from 'ws';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { createChatModel } from '../../src/llm/chat-model.js';
+import { createOllamaChatModel } from '../../src/llm/ollama-chat-model.js';
 import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
 import { createToolCallStore, type ToolCallStore } from '../../src/storage/tool-call-store.js';
@@ -75,7 +75,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
   const app = (built.app = await buildApp({
     config,
     database,
-    chatModel: createChatModel({ host: standin.url, ...options.chatModel }),
+    chatModel: createOllamaChatModel({ host: standin.url, ...options.chatModel }),
     credentials: { passwordHash: testPasswordHash, secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
     ...options.dependencies,
   }));
