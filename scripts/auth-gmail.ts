@@ -15,7 +15,7 @@ import { reauthorizeCommand } from '../src/google/google-errors.js';
 import { googleServicesFromConfig, type GoogleServices } from '../src/google/google-services.js';
 import { GoogleSetupError } from '../src/google/oauth-client-file.js';
 import { isAccountAddress } from '../src/google/token-store.js';
-import { ToolError } from '../src/tools-engine/tool.js';
+import { ToolError } from '../src/engine/tools/tool.js';
 
 const usage = `Usage:
   npm run auth:gmail                      authorize a Google account for Hearth

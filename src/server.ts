@@ -6,7 +6,7 @@ import { startDailyBackups } from './storage/backup/daily-backup.js';
 import { ensureCredentials, passwordHashSetting } from './auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
-import { createChatModelFromConfig } from './llm/chat-model-from-config.js';
+import { createChatModelFromConfig } from './engine/llm/chat-model-from-config.js';
 import { openDatabase } from './storage/database.js';
 import { createSettingsStore } from './storage/settings-store.js';
 

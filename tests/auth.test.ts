@@ -124,7 +124,7 @@ test('a session survives a server restart (sessions are in SQLite)', async (t) =
   assert.equal(rows.count, 1);
   await first.app.close();
   const { buildApp } = await import('../src/app.js');
-  const { createOllamaChatModel } = await import('../src/llm/ollama-chat-model.js');
+  const { createOllamaChatModel } = await import('../src/engine/llm/ollama-chat-model.js');
   const bcrypt = (await import('bcrypt')).default;
   const second = await buildApp({
     config: first.config,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { createGoogleServices } from '../src/google/google-services.js';
-import { ToolError } from '../src/tools-engine/tool.js';
+import { ToolError } from '../src/engine/tools/tool.js';
 import CreateDraftTool from '../tools/create-draft.js';
 import FindFreeTimeTool from '../tools/find-free-time.js';
 import ListEmailAccountsTool from '../tools/list-email-accounts.js';

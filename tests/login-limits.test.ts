@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
 import { buildApp } from '../src/app.js';
-import { createOllamaChatModel } from '../src/llm/ollama-chat-model.js';
+import { createOllamaChatModel } from '../src/engine/llm/ollama-chat-model.js';
 import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, testPassword, type TestApp } from './support/test-app.js';
 
 type App = TestApp['app'];

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createMarkdownRenderer } from '../src/markdown/markdown-renderer.js';
-import { renderMarkdown } from '../src/markdown/render-markdown.js';
-import { fitToContext, estimateTokens } from '../src/llm/history.js';
+import { createMarkdownRenderer } from '../src/engine/markdown/markdown-renderer.js';
+import { renderMarkdown } from '../src/engine/markdown/render-markdown.js';
+import { fitToContext, estimateTokens } from '../src/engine/llm/history.js';
 
 test('Markdown renders lists, tables, highlighted code and safe links', () => {
   const html = renderMarkdown('- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```js\nconst a = 1;\n```\n\n[site](https://example.com)');

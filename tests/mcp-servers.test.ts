@@ -8,7 +8,7 @@ import type { McpServerConfig } from '../src/mcp/mcp-config.js';
 import { McpServerManager } from '../src/mcp/mcp-servers.js';
 import { startMcpServers } from '../src/mcp/mcp-setup.js';
 import { createMcpTools, type McpTool } from '../src/mcp/mcp-tool.js';
-import { ToolError } from '../src/tools-engine/tool.js';
+import { ToolError } from '../src/engine/tools/tool.js';
 import { testToolServices } from './support/test-tools.js';
 import {
   crashingServer,

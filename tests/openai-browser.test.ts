@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { loadConfig } from '../src/config/config.js';
-import { createChatModelFromConfig } from '../src/llm/chat-model-from-config.js';
+import { createChatModelFromConfig } from '../src/engine/llm/chat-model-from-config.js';
 import { assertNoPageErrors, launchBrowser } from './support/browser.js';
 import { lastAssistant, normalize, openChat, send, waitForReplyEnd } from './support/chat-page.js';
 import { startOllamaStandin } from './support/ollama-standin.js';

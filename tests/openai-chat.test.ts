@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { loadConfig } from '../src/config/config.js';
-import { createChatModelFromConfig } from '../src/llm/chat-model-from-config.js';
+import { createChatModelFromConfig } from '../src/engine/llm/chat-model-from-config.js';
 import { startOllamaStandin, type OllamaStandin } from './support/ollama-standin.js';
 import { startOpenAiStandin, type OpenAiStandin, type OpenAiStandinOptions } from './support/openai-standin.js';
 import { csrfTokenFrom, startChatHarness, type ChatHarness } from './support/test-app.js';

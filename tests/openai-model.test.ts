@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ChatTurn } from '../src/llm/chat-model.js';
-import { createOllamaChatModel } from '../src/llm/ollama-chat-model.js';
-import { LlmError } from '../src/llm/llm-error.js';
-import { createModelRouter, modelIdFor, parseModelId } from '../src/llm/model-router.js';
+import type { ChatTurn } from '../src/engine/llm/chat-model.js';
+import { createOllamaChatModel } from '../src/engine/llm/ollama-chat-model.js';
+import { LlmError } from '../src/engine/llm/llm-error.js';
+import { createModelRouter, modelIdFor, parseModelId } from '../src/engine/llm/model-router.js';
 import type { OpenAiBackendSettings } from '../src/config/config.js';
-import { createOpenAiChatModel } from '../src/llm/openai-chat-model.js';
-import { ThinkTagSplitter } from '../src/llm/think-tag-splitter.js';
+import { createOpenAiChatModel } from '../src/engine/llm/openai-chat-model.js';
+import { ThinkTagSplitter } from '../src/engine/llm/think-tag-splitter.js';
 import { startOllamaStandin } from './support/ollama-standin.js';
 import { startOpenAiStandin, type OpenAiStandinOptions } from './support/openai-standin.js';
 

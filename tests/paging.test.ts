@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { messagePageSize } from '../src/chat/chat-routes.js';
-import { estimateTokens } from '../src/llm/history.js';
+import { estimateTokens } from '../src/engine/llm/history.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { createToolCallStore } from '../src/storage/tool-call-store.js';
 import { buildTestApp, openChatSocket } from './support/test-app.js';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { fitToContext, imageTokens } from '../src/llm/history.js';
+import { fitToContext, imageTokens } from '../src/engine/llm/history.js';
 import { markVisionOptions, type VisionModels } from '../src/photos/vision-models.js';
 import { createAttachmentStore } from '../src/storage/attachment-store.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maximumParamsLength, parseLooseJson, parseToolParams } from '../src/tools-engine/tool-params.js';
+import { maximumParamsLength, parseLooseJson, parseToolParams } from '../src/engine/tools/tool-params.js';
 
 /** CPU time of `work`, so a busy machine does not fail the test. */
 function cpuMs(work: () => void): number {

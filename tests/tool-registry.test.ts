@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FindToolsTool } from '../src/tools-engine/find-tools-tool.js';
-import { Tool } from '../src/tools-engine/tool.js';
-import { ToolRegistry, defaultToolPromptBudgetTokens } from '../src/tools-engine/tool-registry.js';
+import { FindToolsTool } from '../src/engine/tools/find-tools-tool.js';
+import { Tool } from '../src/engine/tools/tool.js';
+import { ToolRegistry, defaultToolPromptBudgetTokens } from '../src/engine/tools/tool-registry.js';
 import { createTestRegistry, testToolServices } from './support/test-tools.js';
 
 const services = testToolServices();

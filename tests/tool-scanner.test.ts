@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maximumParamsLength, maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../src/tools-engine/tool-call-scanner.js';
-import { parseToolParams } from '../src/tools-engine/tool-params.js';
-import { formatToolResults, neutralizeTags } from '../src/tools-engine/tool-results.js';
+import { maximumParamsLength, maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../src/engine/tools/tool-call-scanner.js';
+import { parseToolParams } from '../src/engine/tools/tool-params.js';
+import { formatToolResults, neutralizeTags } from '../src/engine/tools/tool-results.js';
 import { evaluateArithmetic } from '../tools/calculator.js';
 
 const call = (name: string, params: string, unclosed = false) => ({ kind: 'tool', name, params, unclosed });

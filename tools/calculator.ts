@@ -1,5 +1,5 @@
-import { Tool, ToolError } from '../src/tools-engine/tool.js';
-import { parseToolParams, field } from '../src/tools-engine/tool-params.js';
+import { Tool, ToolError } from '../src/engine/tools/tool.js';
+import { parseToolParams, field } from '../src/engine/tools/tool-params.js';
 
 /*
  * Arithmetic without eval: a small recursive-descent parser over numbers, + - * / % ^,

@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolRunContext } from '../src/tools-engine/tool.js';
+import { Tool, ToolError, type ToolRunContext } from '../src/engine/tools/tool.js';
 import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/google/draft-message.js';
 import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
 import { headerValue } from '../src/google/gmail-message.js';

@@ -1,5 +1,5 @@
-import { Tool, ToolError } from '../src/tools-engine/tool.js';
-import { parseToolParams, field } from '../src/tools-engine/tool-params.js';
+import { Tool, ToolError } from '../src/engine/tools/tool.js';
+import { parseToolParams, field } from '../src/engine/tools/tool-params.js';
 
 /** Today's date and the time now, in the server's time zone or one the model names. */
 export default class CurrentTimeTool extends Tool {

@@ -1,4 +1,4 @@
-import { Tool, type ToolRunContext } from '../src/tools-engine/tool.js';
+import { Tool, type ToolRunContext } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/google/calendar-days.js';
 import { readCalendarRequest } from '../src/google/calendar-request.js';
 

@@ -1,4 +1,4 @@
-import { Tool } from '../src/tools-engine/tool.js';
+import { Tool } from '../src/engine/tools/tool.js';
 import { reauthorizeCommand } from '../src/google/google-errors.js';
 
 /** The Google accounts the other Gmail and Calendar tools can use. */

@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/tools-engine/tool.js';
+import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/engine/tools/tool.js';
 import { formatDateTime } from '../src/google/calendar-days.js';
 import { attachmentNames, headerValue, messageBodyText } from '../src/google/gmail-message.js';
 import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';

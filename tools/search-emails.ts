@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolRunContext } from '../src/tools-engine/tool.js';
+import { Tool, ToolError, type ToolRunContext } from '../src/engine/tools/tool.js';
 import { formatDateTime } from '../src/google/calendar-days.js';
 import { headerValue } from '../src/google/gmail-message.js';
 import { accountAndValue, pick, readToolInput } from '../src/google/tool-input.js';

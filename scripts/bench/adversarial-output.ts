@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ToolCallScanner } from '../../src/tools-engine/tool-call-scanner.js';
+import { ToolCallScanner } from '../../src/engine/tools/tool-call-scanner.js';
 import { closeHttpClients, login, relayedChat } from './hearth-client.js';
 import { ensureBuild, readCpuSeconds, readMachineBusySeconds, readStorageWrittenBytes, builtServerSettings, startServer, type RunningServer } from './server-process.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';

@@ -7,9 +7,9 @@ import path from 'node:path';
 import bcrypt from 'bcrypt';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createOllamaChatModel } from '../../src/llm/ollama-chat-model.js';
+import { createOllamaChatModel } from '../../src/engine/llm/ollama-chat-model.js';
 import type { SqliteDatabase } from '../../src/storage/database.js';
-import type { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
+import type { ToolRegistry } from '../../src/engine/tools/tool-registry.js';
 
 export type BenchApp = Awaited<ReturnType<typeof buildApp>>;
 

@@ -22,7 +22,7 @@ import bcrypt from 'bcrypt';
 import OpenAI from 'openai';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createChatModelFromConfig } from '../../src/llm/chat-model-from-config.js';
+import { createChatModelFromConfig } from '../../src/engine/llm/chat-model-from-config.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { startOllamaStandin, type ScriptedReply } from '../../tests/support/ollama-standin.js';
 import { startOpenAiStandin, type OpenAiScriptedReply } from '../../tests/support/openai-standin.js';

@@ -6,9 +6,9 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { googleServicesFromConfig } from '../../src/google/google-services.js';
-import { FindToolsTool } from '../../src/tools-engine/find-tools-tool.js';
-import { Tool, type ToolServices } from '../../src/tools-engine/tool.js';
-import { defaultToolPromptBudgetTokens, loadTools, toolsFolder } from '../../src/tools-engine/tool-registry.js';
+import { FindToolsTool } from '../../src/engine/tools/find-tools-tool.js';
+import { Tool, type ToolServices } from '../../src/engine/tools/tool.js';
+import { defaultToolPromptBudgetTokens, loadTools, toolsFolder } from '../../src/engine/tools/tool-registry.js';
 
 const config = loadConfig({});
 const services: ToolServices = { config, logger: pino({ level: 'silent' }), now: () => new Date(), google: googleServicesFromConfig(config) };

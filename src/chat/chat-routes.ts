@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ChatModel } from '../llm/chat-model.js';
-import type { ModelGroup } from '../llm/chat-model.js';
-import { modelGroupsOf, parseModelId } from '../llm/model-router.js';
+import type { ChatModel } from '../engine/llm/chat-model.js';
+import type { ModelGroup } from '../engine/llm/chat-model.js';
+import { modelGroupsOf, parseModelId } from '../engine/llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { FreeSpaceReclaimer } from '../storage/free-space.js';
 import { blindModelNames, markVisionOptions, type VisionModels } from '../photos/vision-models.js';

@@ -1,4 +1,4 @@
-import type { ChatModel } from '../llm/chat-model.js';
+import type { ChatModel } from '../engine/llm/chat-model.js';
 import { photoLimits } from '../photos/photo-checks.js';
 import type { VisionModels } from '../photos/vision-models.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
@@ -6,7 +6,7 @@ import type { Conversation, ConversationStore, StoredMessage } from '../storage/
 import { titleFromMessage } from '../storage/conversation-store.js';
 import { ChatInputError } from './chat-input-error.js';
 import { noModelNotice } from './error-notice.js';
-import { modelGroupsOf } from '../llm/model-router.js';
+import { modelGroupsOf } from '../engine/llm/model-router.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
 

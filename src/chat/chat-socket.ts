@@ -5,7 +5,7 @@ import type { ConversationStore } from '../storage/conversation-store.js';
 import { parseAttachmentIds } from '../photos/photo-checks.js';
 import type { ChatReader } from './chat-reader.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
-import type { ApprovalDesk } from '../tools-engine/approvals.js';
+import type { ApprovalDesk } from '../engine/tools/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
 import { memoryUpdateToolName } from '../memory/memory-update-tool.js';
 import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';

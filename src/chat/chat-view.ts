@@ -1,7 +1,7 @@
 import { formatWhen } from '../http/format-when.js';
 import type { Eta } from 'eta';
-import { markdownRendererVersion } from '../markdown/markdown-renderer.js';
-import { escapeText, renderMarkdown } from '../markdown/render-markdown.js';
+import { markdownRendererVersion } from '../engine/markdown/markdown-renderer.js';
+import { escapeText, renderMarkdown } from '../engine/markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
 import { describeToolCall } from './tool-call-words.js';

@@ -1,5 +1,5 @@
-import type { ModelGroup } from '../llm/chat-model.js';
-import { failureHeadline, retryMayHelp, type LlmError } from '../llm/llm-error.js';
+import type { ModelGroup } from '../engine/llm/chat-model.js';
+import { failureHeadline, retryMayHelp, type LlmError } from '../engine/llm/llm-error.js';
 
 /**
  * An error as the chat shows it (views/partials/chat-error.eta): a headline saying what happened

@@ -6,7 +6,7 @@ import bcrypt from 'bcrypt';
 import WebSocket from 'ws';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { createOllamaChatModel } from '../../src/llm/ollama-chat-model.js';
+import { createOllamaChatModel } from '../../src/engine/llm/ollama-chat-model.js';
 import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
 import { createToolCallStore, type ToolCallStore } from '../../src/storage/tool-call-store.js';

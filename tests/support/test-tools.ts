@@ -1,7 +1,7 @@
 import CalculatorTool from '../../tools/calculator.js';
 import CurrentTimeTool from '../../tools/current-time.js';
-import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../../src/tools-engine/tool.js';
-import { ToolRegistry } from '../../src/tools-engine/tool-registry.js';
+import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../../src/engine/tools/tool.js';
+import { ToolRegistry } from '../../src/engine/tools/tool-registry.js';
 import { loadConfig } from '../../src/config/config.js';
 import { googleServicesFromConfig } from '../../src/google/google-services.js';
 import pino from 'pino';

@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../storage/settings-store.js';
+import type { SettingsStore } from '../../storage/settings-store.js';
 
 export type ApprovalDecision = 'approve' | 'deny' | 'expired';
 

@@ -1,15 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config/config.js';
-// Types only: the Google modules themselves load when a Google tool first runs.
-import type { GoogleServices } from '../google/google-services.js';
+import type { Config } from '../../config/config.js';
 
-/** What a tool may use. Built once at start and handed to every tool's constructor. */
+/**
+ * What a tool may use. Built once at start and handed to every tool's constructor. A provider
+ * adds its own services by declaration merging (`declare module '…/engine/tools/tool.js' {
+ * interface ToolServices { … } }`, as providers/google does), so the engine names none of them.
+ */
 export interface ToolServices {
   config: Config;
   logger: FastifyBaseLogger;
   now: () => Date;
-  /** Gmail and Calendar accounts, shared by every Google tool. */
-  google: GoogleServices;
 }
 
 /** What the calls of one reply share. */

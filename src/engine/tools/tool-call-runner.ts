@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ConversationStore } from '../storage/conversation-store.js';
-import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
+import type { ConversationStore } from '../../storage/conversation-store.js';
+import type { StoredToolCall, ToolCallStore } from '../../storage/tool-call-store.js';
 import type { ApprovalDesk } from './approvals.js';
 import { maximumParamsLength, type ScannedTag } from './tool-call-scanner.js';
 import { ToolError, type Tool, type ToolImage, type TurnState } from './tool.js';

@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { OpenAiBackendSettings } from '../config/config.js';
+import type { OpenAiBackendSettings } from '../../config/config.js';
 import { healthFromModelList, type ChatModel, type ChatTurn, type ModelDescription } from './chat-model.js';
 import { isNetworkError, LlmError } from './llm-error.js';
 import { emptyStream, ReplyControl } from './reply-control.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.js';
+import type { Config } from '../../config/config.js';
 import { createModelRouter, type ModelRouter } from './model-router.js';
 import { createOllamaChatModel } from './ollama-chat-model.js';
 import { createOpenAiChatModel } from './openai-chat-model.js';
