@@ -10,11 +10,11 @@
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { ConfigError, loadConfig, type Config } from '../src/config/config.js';
-import { AuthorizationError, authorizeAccount, googleScopes } from '../src/google/authorize-account.js';
-import { reauthorizeCommand } from '../src/google/google-errors.js';
-import { googleServicesFromConfig, type GoogleServices } from '../src/google/google-services.js';
-import { GoogleSetupError } from '../src/google/oauth-client-file.js';
-import { isAccountAddress } from '../src/google/token-store.js';
+import { AuthorizationError, authorizeAccount, googleScopes } from '../src/providers/google/authorize-account.js';
+import { reauthorizeCommand } from '../src/providers/google/google-errors.js';
+import { googleServicesFromConfig, type GoogleServices } from '../src/providers/google/google-services.js';
+import { GoogleSetupError } from '../src/providers/google/oauth-client-file.js';
+import { isAccountAddress } from '../src/providers/google/token-store.js';
 import { ToolError } from '../src/engine/tools/tool.js';
 
 const usage = `Usage:

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { splitAccountPrefix } from '../src/google/account-prefix.js';
-import { addDays, formatDay, freeSlots, parseDay, parseDayRange, parseDuration, zonedTime } from '../src/google/calendar-days.js';
-import { buildMimeMessage, encodeHeaderWords, replySubject } from '../src/google/draft-message.js';
-import { attachmentNames, decodeBase64Url, messageBodyText, type MessagePart } from '../src/google/gmail-message.js';
-import { htmlToText } from '../src/google/html-to-text.js';
+import { splitAccountPrefix } from '../src/providers/google/account-prefix.js';
+import { addDays, formatDay, freeSlots, parseDay, parseDayRange, parseDuration, zonedTime } from '../src/providers/google/calendar-days.js';
+import { buildMimeMessage, encodeHeaderWords, replySubject } from '../src/providers/google/draft-message.js';
+import { attachmentNames, decodeBase64Url, messageBodyText, type MessagePart } from '../src/providers/google/gmail-message.js';
+import { htmlToText } from '../src/providers/google/html-to-text.js';
 import { decodeHeaderWords, parseMime } from './support/google-standin.js';
 
 const part = (mimeType: string, text: string, headers: Record<string, string> = {}, filename = ''): MessagePart => ({

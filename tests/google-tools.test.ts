@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
-import { createGoogleServices } from '../src/google/google-services.js';
+import { createGoogleServices } from '../src/providers/google/google-services.js';
 import { ToolError } from '../src/engine/tools/tool.js';
 import CreateDraftTool from '../tools/create-draft.js';
 import FindFreeTimeTool from '../tools/find-free-time.js';

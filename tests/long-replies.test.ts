@@ -12,7 +12,7 @@ import pino from 'pino';
 import { ReplyHub } from '../src/chat/reply-hub.js';
 import { createReplyRunner } from '../src/chat/reply-runner.js';
 import type { ChatModel, ReplyChunk } from '../src/engine/llm/chat-model.js';
-import { createMemoryFile } from '../src/memory/memory-file.js';
+import { createMemoryFile } from '../src/providers/memory/memory-file.js';
 import { createConversationStore, type ConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createSettingsStore } from '../src/storage/settings-store.js';

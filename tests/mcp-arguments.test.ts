@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { McpArgumentReader, maximumArgumentCharacters, type InputSchema } from '../src/mcp/mcp-arguments.js';
-import { describeCallToolResult } from '../src/mcp/mcp-results.js';
+import { McpArgumentReader, maximumArgumentCharacters, type InputSchema } from '../src/providers/mcp/mcp-arguments.js';
+import { describeCallToolResult } from '../src/providers/mcp/mcp-results.js';
 
 // The filesystem server's read_text_file schema, as it lists it.
 const readTextFile: InputSchema = {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { loadMcpConfig, type HttpServerConfig, type StdioServerConfig } from '../src/mcp/mcp-config.js';
+import { loadMcpConfig, type HttpServerConfig, type StdioServerConfig } from '../src/providers/mcp/mcp-config.js';
 
 function writeConfig(t: TestContext, text: string): string {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-mcp-config-'));

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import type { McpServerConfig } from '../src/mcp/mcp-config.js';
-import { McpServerManager } from '../src/mcp/mcp-servers.js';
-import { startMcpServers } from '../src/mcp/mcp-setup.js';
-import { createMcpTools, type McpTool } from '../src/mcp/mcp-tool.js';
+import type { McpServerConfig } from '../src/providers/mcp/mcp-config.js';
+import { McpServerManager } from '../src/providers/mcp/mcp-servers.js';
+import { startMcpServers } from '../src/providers/mcp/mcp-setup.js';
+import { createMcpTools, type McpTool } from '../src/providers/mcp/mcp-tool.js';
 import { ToolError } from '../src/engine/tools/tool.js';
 import { testToolServices } from './support/test-tools.js';
 import {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createMemoryFile } from '../src/memory/memory-file.js';
+import { createMemoryFile } from '../src/providers/memory/memory-file.js';
 import { openDatabase } from '../src/storage/database.js';
 import { cookieHeader, csrfTokenFrom, startChatHarness } from './support/test-app.js';
 

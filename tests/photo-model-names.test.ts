@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blindModelNames } from '../src/photos/vision-models.js';
+import { blindModelNames } from '../src/providers/photos/vision-models.js';
 
 test('the page is given the short name of each model that cannot see, as the server says it', () => {
   const groups = [

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { fitToContext, imageTokens } from '../src/engine/llm/history.js';
-import { markVisionOptions, type VisionModels } from '../src/photos/vision-models.js';
+import { markVisionOptions, type VisionModels } from '../src/providers/photos/vision-models.js';
 import { createAttachmentStore } from '../src/storage/attachment-store.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { defaultModels } from './support/ollama-standin.js';

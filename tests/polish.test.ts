@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { createMemoryFile } from '../src/memory/memory-file.js';
+import { createMemoryFile } from '../src/providers/memory/memory-file.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { openDatabase } from '../src/storage/database.js';
 import { buildTestApp, cookieHeader, csrfTokenFrom } from './support/test-app.js';

@@ -1,8 +1,8 @@
 import { Tool, ToolError, type ToolRunContext } from '../src/engine/tools/tool.js';
-import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/google/draft-message.js';
-import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
-import { headerValue } from '../src/google/gmail-message.js';
-import { pick, readToolInput } from '../src/google/tool-input.js';
+import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/providers/google/draft-message.js';
+import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
+import { headerValue } from '../src/providers/google/gmail-message.js';
+import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 
 const headerKeys = ['to', 'cc', 'subject', 'reply_to', 'in_reply_to', 'reply_to_id', 'message_id', 'id', 'account'];
 const bodyKeys = ['body', 'message', 'text', 'content'];

@@ -1,6 +1,6 @@
 import { Tool, type ToolRunContext } from '../src/engine/tools/tool.js';
-import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/google/calendar-days.js';
-import { readCalendarRequest } from '../src/google/calendar-request.js';
+import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/providers/google/calendar-days.js';
+import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
 
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
 export default class FindFreeTimeTool extends Tool {

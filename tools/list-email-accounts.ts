@@ -1,5 +1,5 @@
 import { Tool } from '../src/engine/tools/tool.js';
-import { reauthorizeCommand } from '../src/google/google-errors.js';
+import { reauthorizeCommand } from '../src/providers/google/google-errors.js';
 
 /** The Google accounts the other Gmail and Calendar tools can use. */
 export default class ListEmailAccountsTool extends Tool {

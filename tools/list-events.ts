@@ -1,6 +1,6 @@
 import { Tool, type ToolRunContext } from '../src/engine/tools/tool.js';
-import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/google/calendar-days.js';
-import { readCalendarRequest } from '../src/google/calendar-request.js';
+import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/providers/google/calendar-days.js';
+import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
 import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
 
 type CalendarEvent = calendar_v3.Schema$Event;

@@ -1,8 +1,8 @@
 import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/engine/tools/tool.js';
-import { formatDateTime } from '../src/google/calendar-days.js';
-import { attachmentNames, headerValue, messageBodyText } from '../src/google/gmail-message.js';
-import { findMessage, messageIdPattern } from '../src/google/gmail-lookup.js';
-import { accountAndValue, readToolInput } from '../src/google/tool-input.js';
+import { formatDateTime } from '../src/providers/google/calendar-days.js';
+import { attachmentNames, headerValue, messageBodyText } from '../src/providers/google/gmail-message.js';
+import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
+import { accountAndValue, readToolInput } from '../src/providers/google/tool-input.js';
 
 /** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
 export default class ReadEmailTool extends Tool {

@@ -1,7 +1,7 @@
 import { Tool, ToolError, type ToolRunContext } from '../src/engine/tools/tool.js';
-import { formatDateTime } from '../src/google/calendar-days.js';
-import { headerValue } from '../src/google/gmail-message.js';
-import { accountAndValue, pick, readToolInput } from '../src/google/tool-input.js';
+import { formatDateTime } from '../src/providers/google/calendar-days.js';
+import { headerValue } from '../src/providers/google/gmail-message.js';
+import { accountAndValue, pick, readToolInput } from '../src/providers/google/tool-input.js';
 
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 

@@ -13,13 +13,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { googleServicesFromConfig } from '../../src/google/google-services.js';
+import { googleServicesFromConfig } from '../../src/providers/google/google-services.js';
 
 const config = loadConfig({});
-import { McpArgumentReader } from '../../src/mcp/mcp-arguments.js';
-import { describeCallToolResult } from '../../src/mcp/mcp-results.js';
-import { McpServerManager } from '../../src/mcp/mcp-servers.js';
-import { createMcpTools } from '../../src/mcp/mcp-tool.js';
+import { McpArgumentReader } from '../../src/providers/mcp/mcp-arguments.js';
+import { describeCallToolResult } from '../../src/providers/mcp/mcp-results.js';
+import { McpServerManager } from '../../src/providers/mcp/mcp-servers.js';
+import { createMcpTools } from '../../src/providers/mcp/mcp-tool.js';
 import { round, summarize } from './stats.js';
 
 const calls = Number(process.argv[2] ?? 200);

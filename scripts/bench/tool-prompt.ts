@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { googleServicesFromConfig } from '../../src/google/google-services.js';
+import { googleServicesFromConfig } from '../../src/providers/google/google-services.js';
 import { FindToolsTool } from '../../src/engine/tools/find-tools-tool.js';
 import { Tool, type ToolServices } from '../../src/engine/tools/tool.js';
 import { defaultToolPromptBudgetTokens, loadTools, toolsFolder } from '../../src/engine/tools/tool-registry.js';

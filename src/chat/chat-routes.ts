@@ -4,7 +4,7 @@ import type { ModelGroup } from '../engine/llm/chat-model.js';
 import { modelGroupsOf, parseModelId } from '../engine/llm/model-router.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { FreeSpaceReclaimer } from '../storage/free-space.js';
-import { blindModelNames, markVisionOptions, type VisionModels } from '../photos/vision-models.js';
+import { blindModelNames, markVisionOptions, type VisionModels } from '../providers/photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from './chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { parseRecordId } from '../http/record-id.js';

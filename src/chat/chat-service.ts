@@ -1,6 +1,6 @@
 import type { ChatModel } from '../engine/llm/chat-model.js';
-import { photoLimits } from '../photos/photo-checks.js';
-import type { VisionModels } from '../photos/vision-models.js';
+import { photoLimits } from '../providers/photos/photo-checks.js';
+import type { VisionModels } from '../providers/photos/vision-models.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';

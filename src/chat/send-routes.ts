@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseAttachmentIds } from '../photos/photo-checks.js';
+import { parseAttachmentIds } from './attachment-ids.js';
 import { ChatInputError, type ChatService } from './chat-service.js';
 import { parseRecordId } from '../http/record-id.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { McpSetup } from '../mcp/mcp-setup.js';
+import type { McpSetup } from '../providers/mcp/mcp-setup.js';
 import type { ApprovalDesk } from '../engine/tools/approvals.js';
 import type { ToolRegistry } from '../engine/tools/tool-registry.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { createGoogleServices, type GoogleServices } from '../../src/google/google-services.js';
+import { createGoogleServices, type GoogleServices } from '../../src/providers/google/google-services.js';
 import type { Tool, ToolServices } from '../../src/engine/tools/tool.js';
 import { desktopClientFile, multipart, textPart, attachmentPart, startGoogleStandin, type GoogleStandin, type StandinMessage } from './google-standin.js';
 

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import type { McpServerConfig, StdioServerConfig } from '../../src/mcp/mcp-config.js';
-import type { McpServerManager } from '../../src/mcp/mcp-servers.js';
+import type { McpServerConfig, StdioServerConfig } from '../../src/providers/mcp/mcp-config.js';
+import type { McpServerManager } from '../../src/providers/mcp/mcp-servers.js';
 
 const moduleFile = (specifier: string) => fileURLToPath(import.meta.resolve(specifier));
 export const filesystemServerFile = moduleFile('@modelcontextprotocol/server-filesystem/dist/index.js');

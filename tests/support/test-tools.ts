@@ -3,7 +3,7 @@ import CurrentTimeTool from '../../tools/current-time.js';
 import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../../src/engine/tools/tool.js';
 import { ToolRegistry } from '../../src/engine/tools/tool-registry.js';
 import { loadConfig } from '../../src/config/config.js';
-import { googleServicesFromConfig } from '../../src/google/google-services.js';
+import { googleServicesFromConfig } from '../../src/providers/google/google-services.js';
 import pino from 'pino';
 
 /** Tools with behaviour tests can script: a failure, a slow call, an action that needs approval, a hostile result. */

@@ -3,7 +3,7 @@
  * Intl tells the zone's offset at an instant, and day boundaries are found from it (twice, so
  * a daylight-saving change on that day is handled).
  */
-import { ToolError } from '../engine/tools/tool.js';
+import { ToolError } from '../../engine/tools/tool.js';
 
 /** A date on the wall calendar (month 1–12). */
 export interface CalendarDay {

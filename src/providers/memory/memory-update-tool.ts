@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ApprovalNeed, type CallSituation, type ToolRunContext, type ToolServices } from '../engine/tools/tool.js';
+import { Tool, ToolError, type ApprovalNeed, type CallSituation, type ToolRunContext, type ToolServices } from '../../engine/tools/tool.js';
 import { describeMemoryChange } from './memory-diff.js';
 import type { MemoryFile } from './memory-file.js';
 

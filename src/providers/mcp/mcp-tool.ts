@@ -2,7 +2,7 @@
  * One MCP tool as a Hearth tool: the engine finds it by `<server>.<tool>`, asks before it acts
  * unless the server marks it read-only or mcp.json allows it, and gets back defused text.
  */
-import { Tool, ToolError, type ToolOutput, type ToolRunContext, type ToolServices } from '../engine/tools/tool.js';
+import { Tool, ToolError, type ToolOutput, type ToolRunContext, type ToolServices } from '../../engine/tools/tool.js';
 import { McpArgumentReader, describeArguments, type InputSchema } from './mcp-arguments.js';
 import { describeCallToolResult, defuseServerText, type McpToolOutput } from './mcp-results.js';
 import { McpCallError, type McpProgress, type McpServerManager, type McpToolInfo } from './mcp-servers.js';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ToolServices } from '../engine/tools/tool.js';
-import type { ToolRegistry } from '../engine/tools/tool-registry.js';
+import type { ToolServices } from '../../engine/tools/tool.js';
+import type { ToolRegistry } from '../../engine/tools/tool-registry.js';
 import { McpArgumentReader } from './mcp-arguments.js';
 import type { McpServerManager } from './mcp-servers.js';
 import { createMcpTools } from './mcp-tool.js';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
-import { writeFileAtomically } from '../storage/atomic-file.js';
-import type { SqliteDatabase } from '../storage/database.js';
+import { writeFileAtomically } from '../../storage/atomic-file.js';
+import type { SqliteDatabase } from '../../storage/database.js';
 
 export type MemoryAuthor = 'assistant' | 'browser' | 'hand edit' | 'restore' | 'created';
 

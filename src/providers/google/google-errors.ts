@@ -1,4 +1,4 @@
-import { ToolError } from '../engine/tools/tool.js';
+import { ToolError } from '../../engine/tools/tool.js';
 
 /** The command that authorizes (again) one account; every "re-authorize" message names it. */
 export function reauthorizeCommand(account?: string): string {

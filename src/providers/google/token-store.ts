@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomicallySync } from '../storage/atomic-file.js';
+import { writeFileAtomicallySync } from '../../storage/atomic-file.js';
 
 /** What Google's token endpoint returned, as google-auth-library's `Credentials` stores it. */
 export interface StoredTokens {

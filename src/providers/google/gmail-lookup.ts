@@ -1,4 +1,4 @@
-import { ToolError } from '../engine/tools/tool.js';
+import { ToolError } from '../../engine/tools/tool.js';
 import type { GoogleServices } from './google-services.js';
 
 /** Gmail message ids are short hex strings; anything else is refused before it reaches a URL. */

@@ -2,7 +2,7 @@
  * What list_events and find_free_time are asked: which accounts, which days, and for free
  * time how long and between which hours. Fields or plain text ("tomorrow for 1h between 9 and 17").
  */
-import { ToolError } from '../engine/tools/tool.js';
+import { ToolError } from '../../engine/tools/tool.js';
 import { dayOf, parseClock, parseDayRange, parseDuration, type DayRange } from './calendar-days.js';
 import type { GoogleServices } from './google-services.js';
 import { accountAndValue, pick, readToolInput } from './tool-input.js';

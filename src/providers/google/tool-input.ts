@@ -1,4 +1,4 @@
-import { parseToolParams } from '../engine/tools/tool-params.js';
+import { parseToolParams } from '../../engine/tools/tool-params.js';
 import { splitAccountPrefix } from './account-prefix.js';
 
 export interface ToolInput {

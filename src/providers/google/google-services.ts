@@ -7,8 +7,8 @@
 import type { OAuth2Client, Credentials } from 'google-auth-library';
 import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
 import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
-import type { Config } from '../config/config.js';
-import { ToolError } from '../engine/tools/tool.js';
+import type { Config } from '../../config/config.js';
+import { ToolError } from '../../engine/tools/tool.js';
 import { explainGoogleFailure, isInvalidGrant, reauthorizeCommand, reauthorizeMessage, type ExplainOptions } from './google-errors.js';
 import { GoogleSetupError, readOAuthClientFile } from './oauth-client-file.js';
 import { createTokenStore, type StoredTokens } from './token-store.js';
@@ -194,7 +194,7 @@ export function createGoogleServices(options: GoogleServicesOptions) {
 export type GoogleServices = ReturnType<typeof createGoogleServices>;
 
 // Every tool is handed the Google accounts: the engine's ToolServices gains them here.
-declare module '../engine/tools/tool.js' {
+declare module '../../engine/tools/tool.js' {
   interface ToolServices {
     /** Gmail and Calendar accounts, shared by every Google tool. */
     google: GoogleServices;

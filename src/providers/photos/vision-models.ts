@@ -1,5 +1,5 @@
-import type { ChatModel } from '../engine/llm/chat-model.js';
-import { parseModelId } from '../engine/llm/model-router.js';
+import type { ChatModel } from '../../engine/llm/chat-model.js';
+import { parseModelId } from '../../engine/llm/model-router.js';
 
 /**
  * Which models can see photos (Ollama's `vision` capability from /api/show). The chat model

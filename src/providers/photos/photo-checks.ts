@@ -1,6 +1,5 @@
 import { imageSize } from 'image-size';
-import { ChatInputError } from '../chat/chat-input-error.js';
-import type { PhotoMime } from '../storage/attachment-store.js';
+import type { PhotoMime } from '../../storage/attachment-store.js';
 
 /** The browser resizes to 1,600 px and about 0.3 MB; these limits are for anything else that posts. */
 export const photoLimits = {
@@ -17,11 +16,8 @@ export const photoLimits = {
   thumbnailMaxLongSide: 640,
 } as const;
 
-/**
- * A photo that cannot be used; the text says what to do instead. A ChatInputError, so the send
- * paths catch one type; the status code is for the upload route's answer.
- */
-export class PhotoError extends ChatInputError {
+/** A photo that cannot be used; the text says what to do instead, the status code is the upload route's answer. */
+export class PhotoError extends Error {
   override name = 'PhotoError';
   constructor(
     message: string,
@@ -82,24 +78,4 @@ export function checkThumbnail(bytes: Buffer): void {
   if (Math.max(width, height) > photoLimits.thumbnailMaxLongSide) {
     throw new PhotoError(`That thumbnail is ${width}×${height} px; the limit is ${photoLimits.thumbnailMaxLongSide} px on its long side.`, 413);
   }
-}
-
-/**
- * Attachment ids from a send command or form: "3,4", ["3", "4"], [3, 4]. Anything else is
- * refused rather than dropped, so a photo is never silently left out.
- */
-export function parseAttachmentIds(value: unknown): number[] {
-  if (value === undefined || value === null || value === '') return [];
-  const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => (typeof part === 'string' ? part.split(',') : [part]));
-  const ids: number[] = [];
-  for (const part of parts) {
-    if (typeof part === 'string' && part.trim() === '') continue;
-    const id = Number(typeof part === 'string' ? part.trim() : part);
-    if (!Number.isSafeInteger(id) || id <= 0 || (typeof part !== 'string' && typeof part !== 'number')) {
-      throw new PhotoError('The attached photos could not be read. Remove them and attach them again.', 400);
-    }
-    if (!ids.includes(id)) ids.push(id);
-  }
-  if (ids.length > 64) throw new PhotoError(`At most ${photoLimits.perMessage} photos can go with one message.`, 400);
-  return ids;
 }
