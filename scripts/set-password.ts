@@ -8,9 +8,9 @@
 import path from 'node:path';
 import readline from 'node:readline';
 import dotenv from 'dotenv';
-import { passwordHashSetting } from '../src/auth/credentials.js';
-import { hashPassword } from '../src/auth/password.js';
-import { createPasswordStrength } from '../src/auth/password-strength.js';
+import { passwordHashSetting } from '../src/web/auth/credentials.js';
+import { hashPassword } from '../src/web/auth/password.js';
+import { createPasswordStrength } from '../src/web/auth/password-strength.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createSqliteSessionStore } from '../src/storage/session-store.js';

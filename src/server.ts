@@ -3,7 +3,7 @@ import path from 'node:path';
 import dotenv from 'dotenv';
 import { buildApp, loggerOptions } from './app.js';
 import { startDailyBackups } from './storage/backup/daily-backup.js';
-import { ensureCredentials, passwordHashSetting } from './auth/credentials.js';
+import { ensureCredentials, passwordHashSetting } from './web/auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
 import { createChatModelFromConfig } from './engine/llm/chat-model-from-config.js';

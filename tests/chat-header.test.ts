@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { messagePageSize } from '../src/chat/chat-routes.js';
-import { keepMatchInView } from '../src/chat/chat-view.js';
-import { describeToolCall } from '../src/chat/tool-call-words.js';
+import { messagePageSize } from '../src/web/chat/chat-reader.js';
+import { keepMatchInView } from '../src/web/chat/chat-view.js';
+import { describeToolCall } from '../src/web/chat/tool-call-words.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { buildTestApp, csrfTokenFrom, openChatSocket } from './support/test-app.js';
 

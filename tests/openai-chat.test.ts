@@ -8,7 +8,7 @@ import { startOllamaStandin, type OllamaStandin } from './support/ollama-standin
 import { startOpenAiStandin, type OpenAiStandin, type OpenAiStandinOptions } from './support/openai-standin.js';
 import { csrfTokenFrom, startChatHarness, type ChatHarness } from './support/test-app.js';
 import { smallJpeg, solidPng } from './support/test-photos.js';
-import { readStoredError } from '../src/chat/error-notice.js';
+import { readStoredError } from '../src/replies/error-notice.js';
 import { uploadPhoto } from './support/photo-upload.js';
 
 const qwen = '@gpu-box/Qwen/Qwen2.5-7B-Instruct';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { messagePageSize } from '../src/chat/chat-routes.js';
+import { messagePageSize } from '../src/web/chat/chat-reader.js';
 import { estimateTokens } from '../src/engine/llm/history.js';
 import { createConversationStore } from '../src/storage/conversation-store.js';
 import { createToolCallStore } from '../src/storage/tool-call-store.js';

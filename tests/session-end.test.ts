@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loggedOutCloseCode } from '../src/auth/session-sockets.js';
+import { loggedOutCloseCode } from '../src/web/auth/session-sockets.js';
 import { buildTestApp, startChatHarness, type ChatSocket } from './support/test-app.js';
 
 /** The close code once the socket closes, or 'still open' after `withinMs`. */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { serverRestartCloseCode } from '../src/http/shutdown.js';
+import { serverRestartCloseCode } from '../src/web/http/shutdown.js';
 import { openChatSocket, startChatHarness } from './support/test-app.js';
 
 const isAppend = (target: string) => (message: Record<string, unknown>) => message.event === 'append' && message.target === target;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { WebSocket } from 'ws';
-import { createSocketSender } from '../src/chat/socket-sender.js';
+import { createSocketSender } from '../src/web/chat/socket-sender.js';
 
 /** Just what the sender uses of a ws WebSocket: records every frame it is given. */
 function recordingSocket(): { socket: WebSocket; frames: () => Array<Record<string, unknown>>; raw: string[] } {

@@ -7,9 +7,9 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { test, type TestContext } from 'node:test';
 import forge from 'node-forge';
-import { createServerCertificate, readNameConstraints, serverValidityDays, type CertificatePair } from '../src/tls/certificates.js';
-import { createLocalTls, tlsFilePaths, type LocalTlsSources } from '../src/tls/local-tls.js';
-import type { NetworkInterfaces } from '../src/tls/machine-names.js';
+import { createServerCertificate, readNameConstraints, serverValidityDays, type CertificatePair } from '../src/web/tls/certificates.js';
+import { createLocalTls, tlsFilePaths, type LocalTlsSources } from '../src/web/tls/local-tls.js';
+import type { NetworkInterfaces } from '../src/web/tls/machine-names.js';
 
 const dayMs = 86_400_000;
 

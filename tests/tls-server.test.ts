@@ -7,10 +7,10 @@ import os from 'node:os';
 import { test, type TestContext } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import type { AppDependencies } from '../src/app.js';
-import { lanIpv4Addresses } from '../src/tls/machine-names.js';
-import { tlsFilePaths } from '../src/tls/local-tls.js';
-import type { MdnsResponder } from '../src/tls/mdns.js';
-import type { LocalTlsDependencies } from '../src/tls/serve-local-tls.js';
+import { lanIpv4Addresses } from '../src/web/tls/machine-names.js';
+import { tlsFilePaths } from '../src/web/tls/local-tls.js';
+import type { MdnsResponder } from '../src/web/tls/mdns.js';
+import type { LocalTlsDependencies } from '../src/web/tls/serve-local-tls.js';
 import { parsePlist, type PlistValue } from './support/plist.js';
 import { buildTestApp } from './support/test-app.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maximumParamsLength, maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../src/engine/tools/tool-call-scanner.js';
-import { parseToolParams } from '../src/engine/tools/tool-params.js';
+import { maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../src/engine/tools/tool-call-scanner.js';
+import { maximumParamsLength, parseToolParams } from '../src/engine/tools/tool-params.js';
 import { formatToolResults, neutralizeTags } from '../src/engine/tools/tool-results.js';
 import { evaluateArithmetic } from '../tools/calculator.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { messagePageSize } from '../../src/chat/chat-routes.js';
+import { messagePageSize } from '../../src/web/chat/chat-reader.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { openChat, waitFor, waitForSocket } from '../support/chat-page.js';

@@ -39,7 +39,6 @@
 import { JsonBalance, maximumClosingLength, maximumOpeningLength, nameOfCutCall, readCalls, readOpening, type Opening, type OpeningVerdict } from './tool-call-formats.js';
 import { maximumParamsLength } from './tool-params.js';
 
-export { maximumParamsLength };
 
 export interface ScannedTag {
   kind: 'tool' | 'memory';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { formatWhen } from '../../http/format-when.js';
+import { formatWhen } from '../http/format-when.js';
 import type { MemoryFile, MemorySnapshot } from '../../providers/memory/memory-file.js';
 
 /** The system prompt's template, edited on the same page (the prompt builder provides it). */

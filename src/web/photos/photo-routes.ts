@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AttachmentStore } from '../../storage/attachment-store.js';
 import { checkPhoto, checkThumbnail, PhotoError, photoLimits } from '../../providers/photos/photo-checks.js';
-import { parseRecordId } from '../../http/record-id.js';
+import { parseRecordId } from '../http/record-id.js';
 
 export interface PhotoRoutesDependencies {
   attachments: AttachmentStore;

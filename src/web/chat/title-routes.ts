@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ConversationStore } from '../storage/conversation-store.js';
+import type { ConversationStore } from '../../storage/conversation-store.js';
 import { parseRecordId } from '../http/record-id.js';
 
 export const maxTitleCharacters = 120;

@@ -1,19 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
-import type { ConversationStore } from '../storage/conversation-store.js';
+import type { ConversationStore } from '../../storage/conversation-store.js';
 import { parseAttachmentIds } from './attachment-ids.js';
 import type { ChatReader } from './chat-reader.js';
-import type { ToolCallStore } from '../storage/tool-call-store.js';
-import type { ApprovalDesk } from '../engine/tools/approvals.js';
+import type { ToolCallStore } from '../../storage/tool-call-store.js';
+import type { ApprovalDesk } from '../../engine/tools/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
-import { memoryUpdateToolName } from '../providers/memory/memory-update-tool.js';
+import { memoryUpdateToolName } from '../../providers/memory/memory-update-tool.js';
 import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
-import { ChatInputError, type ChatService } from './chat-service.js';
+import { ChatInputError } from '../../replies/chat-input-error.js';
+import type { ChatService } from '../../replies/chat-service.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
-import type { ReplyEvent, ReplyHub } from './reply-hub.js';
-import { createSocketSender, type SocketSender } from './socket-sender.js';
-import { plainNotice, type ErrorNotice } from './error-notice.js';
+import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
+import { createSocketSender } from './socket-sender.js';
+import { plainNotice, type ErrorNotice } from '../../replies/error-notice.js';
 import { parseRecordId } from '../http/record-id.js';
 
 /** Largest frame we read as a chat command; bigger ones are refused with a message. */
@@ -245,5 +246,3 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     });
   });
 }
-
-export type { SocketSender };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ConversationStore } from '../storage/conversation-store.js';
-import type { ToolCallStore } from '../storage/tool-call-store.js';
-import type { AttachmentStore } from '../storage/attachment-store.js';
+import type { ConversationStore } from '../../storage/conversation-store.js';
+import type { ToolCallStore } from '../../storage/tool-call-store.js';
+import type { AttachmentStore } from '../../storage/attachment-store.js';
 import { conversationExport, conversationMarkdown } from './conversation-export.js';
 import { parseRecordId } from '../http/record-id.js';
 

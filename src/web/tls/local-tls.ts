@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { writeFileAtomicallySync } from '../storage/atomic-file.js';
+import { writeFileAtomicallySync } from '../../storage/atomic-file.js';
 import {
   createCertificateAuthority,
   createServerCertificate,

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ChatModel, ChatTurn } from '../engine/llm/chat-model.js';
 import { charactersPerToken, fitToContext } from '../engine/llm/history.js';
 import { LlmError } from '../engine/llm/llm-error.js';
-import type { SystemPrompt } from '../prompt/system-prompt.js';
+import type { SystemPrompt } from './system-prompt.js';
 import type { MarkdownRenderer } from '../engine/markdown/markdown-renderer.js';
 import type { MemoryFile } from '../providers/memory/memory-file.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';

@@ -1,5 +1,5 @@
-import type { Config } from '../config/config.js';
-import type { SettingsStore } from '../storage/settings-store.js';
+import type { Config } from '../../config/config.js';
+import type { SettingsStore } from '../../storage/settings-store.js';
 import { generatePassword, generateSecretKey, hashPassword } from './password.js';
 
 export interface Credentials {

@@ -1,5 +1,5 @@
-import type { SqliteDatabase } from '../storage/database.js';
-import { createLoginFailureStore } from '../storage/login-failure-store.js';
+import type { SqliteDatabase } from '../../storage/database.js';
+import { createLoginFailureStore } from '../../storage/login-failure-store.js';
 
 /**
  * How many wrong passwords a login attempt may be one of (OWASP, "Slow Down Online Guessing

@@ -1,5 +1,5 @@
-import type { StoredToolCall } from '../storage/tool-call-store.js';
-import { stoppedBeforeRunning, stoppedWhileRunning } from '../engine/tools/tool-call-runner.js';
+import type { StoredToolCall } from '../../storage/tool-call-store.js';
+import { stoppedBeforeRunning, stoppedWhileRunning } from '../../engine/tools/tool-call-runner.js';
 
 /** How one tool's work reads in a sentence: "Searching your email…", "Searched your email", "Could not search your email". */
 interface ToolPhrases {

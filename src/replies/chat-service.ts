@@ -12,9 +12,6 @@ import type { ReplyRunner } from './reply-runner.js';
 
 export const maxMessageCharacters = 32_000;
 
-// Where the chat's callers have always found it.
-export { ChatInputError };
-
 export interface SendRequest {
   conversationId: number | undefined;
   text: string;

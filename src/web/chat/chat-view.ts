@@ -1,12 +1,12 @@
 import { formatWhen } from '../http/format-when.js';
 import type { Eta } from 'eta';
-import { markdownRendererVersion } from '../engine/markdown/markdown-renderer.js';
-import { escapeText, renderMarkdown } from '../engine/markdown/render-markdown.js';
-import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../storage/conversation-store.js';
-import type { StoredToolCall, ToolCallStatus } from '../storage/tool-call-store.js';
+import { markdownRendererVersion } from '../../engine/markdown/markdown-renderer.js';
+import { escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
+import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../../storage/conversation-store.js';
+import type { StoredToolCall, ToolCallStatus } from '../../storage/tool-call-store.js';
 import { describeToolCall } from './tool-call-words.js';
-import type { StoredAttachment } from '../storage/attachment-store.js';
-import { plainNotice, readStoredError, type ErrorNotice } from './error-notice.js';
+import type { StoredAttachment } from '../../storage/attachment-store.js';
+import { plainNotice, readStoredError, type ErrorNotice } from '../../replies/error-notice.js';
 
 export interface MessageView {
   id: number;

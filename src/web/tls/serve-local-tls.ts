@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 import type { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/config.js';
+import type { Config } from '../../config/config.js';
 import type { ListenerLimits } from '../http/listener-limits.js';
 import { createLocalTls, type LocalTls, type LocalTlsSources } from './local-tls.js';
 import { mdnsHostName } from './machine-names.js';

@@ -1,8 +1,12 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { loginFormToken } from '../auth/auth-routes.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface ErrorHandlerOptions {
+  /** A CSRF token for the login form shown again after a failed login post (auth-routes.ts makes it). */
+  loginFormToken(request: FastifyRequest, reply: FastifyReply): string;
+}
 
 /** One place that turns errors into pages or short messages; internals never reach the browser. */
-export function registerErrorHandlers(app: FastifyInstance): void {
+export function registerErrorHandlers(app: FastifyInstance, { loginFormToken }: ErrorHandlerOptions): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     const wantsHtml = request.method !== 'GET' || String(request.headers.accept ?? '').includes('text/html');

@@ -1,8 +1,8 @@
-import type { AttachmentStore } from '../storage/attachment-store.js';
-import type { ConversationStore, StoredMessage } from '../storage/conversation-store.js';
-import type { ToolCallStore } from '../storage/tool-call-store.js';
+import type { AttachmentStore } from '../../storage/attachment-store.js';
+import type { ConversationStore, StoredMessage } from '../../storage/conversation-store.js';
+import type { ToolCallStore } from '../../storage/tool-call-store.js';
 import { toMessageView, toToolCallView, type ChatView, type MessageView } from './chat-view.js';
-import type { ReplyHub } from './reply-hub.js';
+import type { ReplyHub } from '../../replies/reply-hub.js';
 
 export interface ChatReaderDependencies {
   store: ConversationStore;

@@ -1,5 +1,5 @@
-import { photoLimits } from '../providers/photos/photo-checks.js';
-import { ChatInputError } from './chat-input-error.js';
+import { photoLimits } from '../../providers/photos/photo-checks.js';
+import { ChatInputError } from '../../replies/chat-input-error.js';
 
 /**
  * Attachment ids from a send command or form: "3,4", ["3", "4"], [3, 4]. Anything else is

@@ -1,6 +1,6 @@
-import type { Conversation, StoredMessage } from '../storage/conversation-store.js';
-import type { StoredToolCall } from '../storage/tool-call-store.js';
-import type { StoredAttachment } from '../storage/attachment-store.js';
+import type { Conversation, StoredMessage } from '../../storage/conversation-store.js';
+import type { StoredToolCall } from '../../storage/tool-call-store.js';
+import type { StoredAttachment } from '../../storage/attachment-store.js';
 
 /*
  * A conversation as a file a person keeps: Markdown to read, JSON for other programs. Both carry

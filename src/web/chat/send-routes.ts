@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseAttachmentIds } from './attachment-ids.js';
-import { ChatInputError, type ChatService } from './chat-service.js';
+import { ChatInputError } from '../../replies/chat-input-error.js';
+import type { ChatService } from '../../replies/chat-service.js';
 import { parseRecordId } from '../http/record-id.js';
 
 export interface SendRoutesDependencies {

@@ -1,18 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ChatModel } from '../engine/llm/chat-model.js';
-import type { ModelGroup } from '../engine/llm/chat-model.js';
-import { modelGroupsOf, parseModelId } from '../engine/llm/model-router.js';
-import type { ConversationStore } from '../storage/conversation-store.js';
-import type { FreeSpaceReclaimer } from '../storage/free-space.js';
-import { blindModelNames, markVisionOptions, type VisionModels } from '../providers/photos/vision-models.js';
-import { maxMessageCharacters, type ChatService } from './chat-service.js';
+import type { ChatModel } from '../../engine/llm/chat-model.js';
+import type { ModelGroup } from '../../engine/llm/chat-model.js';
+import { modelGroupsOf, parseModelId } from '../../engine/llm/model-router.js';
+import type { ConversationStore } from '../../storage/conversation-store.js';
+import type { FreeSpaceReclaimer } from '../../storage/free-space.js';
+import { blindModelNames, markVisionOptions, type VisionModels } from '../../providers/photos/vision-models.js';
+import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { parseRecordId } from '../http/record-id.js';
 import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
-import type { ReplyHub } from './reply-hub.js';
-import { noModelNotice, type ErrorNotice } from './error-notice.js';
-
-export { messagePageSize } from './chat-reader.js';
+import type { ReplyHub } from '../../replies/reply-hub.js';
+import { noModelNotice, type ErrorNotice } from '../../replies/error-notice.js';
 
 export interface ChatRoutesDependencies {
   store: ConversationStore;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { McpSetup } from '../providers/mcp/mcp-setup.js';
-import type { ApprovalDesk } from '../engine/tools/approvals.js';
-import type { ToolRegistry } from '../engine/tools/tool-registry.js';
+import type { McpSetup } from '../../providers/mcp/mcp-setup.js';
+import type { ApprovalDesk } from '../../engine/tools/approvals.js';
+import type { ToolRegistry } from '../../engine/tools/tool-registry.js';
 
 /** What the last action on the tools page did, for the page it redirects to. */
 export interface ToolsNotice {

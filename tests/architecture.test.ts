@@ -1,0 +1,100 @@
+/*
+ * The layers of docs/architecture.md, enforced: a file imports only from its own folder, from a
+ * lower layer, or from a sibling folder of its layer declared below. Type imports count; no
+ * cycles at all; nothing is re-exported from another file.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { checkLayers, findCycles, readCodeGraph, readSourceFacts, type LayerRules } from './support/import-graph.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+export const layerRules: LayerRules = {
+  layers: [
+    { rank: 0, name: 'base', folders: ['src/config'] },
+    { rank: 1, name: 'storage', folders: ['src/storage', 'src/storage/backup'] },
+    { rank: 2, name: 'engine', folders: ['src/engine/llm', 'src/engine/markdown', 'src/engine/tools'] },
+    { rank: 3, name: 'providers', folders: ['src/providers/google', 'src/providers/mcp', 'src/providers/memory', 'src/providers/photos', 'tools'] },
+    { rank: 4, name: 'replies', folders: ['src/replies'] },
+    {
+      rank: 5,
+      name: 'web',
+      folders: ['src/web/http', 'src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/photos'],
+    },
+    { rank: 6, name: 'shell', folders: ['src', 'scripts', 'scripts/bench', 'tests/support'] },
+  ],
+  siblingLinks: [
+    // A backup copies the database and reads the stores' own format (draft pieces).
+    ['src/storage/backup', 'src/storage'],
+    // The Gmail and Calendar tools are Google's.
+    ['tools', 'src/providers/google'],
+    // Every page and socket may use the shared plugins and helpers, and the login check.
+    ...['src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/photos'].map((folder): [string, string] => [folder, 'src/web/http']),
+    ...['src/web/chat'].map((folder): [string, string] => [folder, 'src/web/auth']),
+    // The shell: the server starts the app; scripts and the benchmarks use the test harness.
+    ['scripts', 'src'],
+    ['scripts', 'tests/support'],
+    ['scripts/bench', 'src'],
+    ['scripts/bench', 'tests/support'],
+    ['tests/support', 'src'],
+  ],
+};
+
+test('the code keeps to its layers: no upward or undeclared sibling import, no cycle, no re-export', () => {
+  const graph = readCodeGraph(root, ['src', 'tools', 'scripts', 'tests/support']);
+  assert.ok(graph.files.length > 100, `read ${graph.files.length} files`);
+  assert.ok(graph.edges.length > 300, `found ${graph.edges.length} imports`);
+  assert.deepEqual(
+    graph.unresolved.filter((edge) => !edge.specifier.endsWith('/')).map((edge) => `${edge.from}: ${edge.specifier}`),
+    [],
+    'every relative import names a file',
+  );
+  const problems = checkLayers(graph, layerRules);
+  assert.deepEqual(problems, [], `\n${problems.join('\n')}\n`);
+});
+
+test('the checker sees every kind of import, and finds a cycle, an upward import, an undeclared sibling and a re-export', () => {
+  const facts = readSourceFacts(
+    'src/a/one.ts',
+    [
+      "import { x } from './two.js';",
+      "import type { T } from '../b/three.js';",
+      "export { y } from './four.js';",
+      "export { x };",
+      "const later = await import('./five.js');",
+      "let t: import('./six.js').Six;",
+      "declare module './seven.js' { interface Seven { extra: true } }",
+      "const worker = new URL(process.env.X ? './eight.ts' : './eight.js', import.meta.url);",
+      "import fs from 'node:fs';",
+    ].join('\n'),
+  );
+  assert.deepEqual(facts.specifiers, ['./two.js', '../b/three.js', './four.js', './five.js', './six.js', './seven.js', './eight.ts', './eight.js']);
+  assert.deepEqual(facts.forwards, ["export { y } from './four.js';", 'export { x };']);
+
+  const rules: LayerRules = {
+    layers: [
+      { rank: 0, name: 'low', folders: ['src/low', 'src/low2'] },
+      { rank: 1, name: 'high', folders: ['src/high'] },
+    ],
+    siblingLinks: [],
+  };
+  const files = ['src/low/a.ts', 'src/low/b.ts', 'src/high/c.ts', 'src/low2/d.ts', 'src/nowhere/e.ts'];
+  const edges = [
+    { from: 'src/low/a.ts', to: 'src/low/b.ts', specifier: './b.js' },
+    { from: 'src/low/b.ts', to: 'src/low/a.ts', specifier: './a.js' },
+    { from: 'src/low/b.ts', to: 'src/high/c.ts', specifier: '../high/c.js' },
+    { from: 'src/high/c.ts', to: 'src/low/a.ts', specifier: '../low/a.js' },
+    { from: 'src/low2/d.ts', to: 'src/low/a.ts', specifier: '../low/a.js' },
+  ];
+  assert.deepEqual(findCycles(files, edges), [['src/high/c.ts', 'src/low/a.ts', 'src/low/b.ts']]);
+  const problems = checkLayers({ files, edges, forwards: new Map([['src/high/c.ts', ["export { a } from '../low/a.js';"]]]) }, rules);
+  assert.deepEqual(problems, [
+    'folder without a layer: src/nowhere (add it to the layer table)',
+    'upward import: src/low/b.ts (0 low) imports src/high/c.ts (1 high)',
+    'undeclared sibling import: src/low2/d.ts (0 low) imports src/low/a.ts (0 low) (declare src/low2 -> src/low, or move the code)',
+    'import cycle: src/high/c.ts <-> src/low/a.ts <-> src/low/b.ts',
+    "re-export: src/high/c.ts forwards `export { a } from '../low/a.js';` (import it from where it is defined)",
+  ]);
+  assert.deepEqual(checkLayers({ files: files.slice(0, 2), edges: edges.slice(0, 1), forwards: new Map() }, rules), [], 'a clean graph passes');
+});
