@@ -201,12 +201,12 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     markdown,
     attachments,
   });
-  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.defaultModel, attachments, visionModels });
+  const freeSpace = createFreeSpaceReclaimer(database, { logError: (error) => app.log.error({ err: error }, 'giving disk space back failed') });
+  const chatService = createChatService({ store, hub, chatModel, replyRunner, configuredModel: config.defaultModel, attachments, visionModels, toolCalls, approvals, freeSpace });
 
   toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
   if (interrupted > 0) app.log.warn({ interrupted }, 'marked replies cut off by a restart as failed');
-  const freeSpace = createFreeSpaceReclaimer(database, { logError: (error) => app.log.error({ err: error }, 'giving disk space back failed') });
   const prune = () => {
     sessionStore.prune();
     loginBudgets.prune();
@@ -264,16 +264,16 @@ export async function buildApp(dependencies: AppDependencies): Promise<FastifyIn
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
-    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels, freeSpace });
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
-    registerTitleRoutes(authenticated, { store });
+    registerTitleRoutes(authenticated, { chatService });
     registerMemoryRoutes(authenticated, { memory, systemPrompt });
     registerToolsRoutes(authenticated, { registry, approvals, mcp });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, toolCalls, approvals, hub, view, reader, sessionSockets });
+      registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets });
     });
   });
 

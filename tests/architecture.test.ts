@@ -4,6 +4,7 @@
  * cycles at all; nothing is re-exported from another file.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { checkLayers, findCycles, readCodeGraph, readSourceFacts, type LayerRules } from './support/import-graph.js';
@@ -97,4 +98,24 @@ test('the checker sees every kind of import, and finds a cycle, an upward import
     "re-export: src/high/c.ts forwards `export { a } from '../low/a.js';` (import it from where it is defined)",
   ]);
   assert.deepEqual(checkLayers({ files: files.slice(0, 2), edges: edges.slice(0, 1), forwards: new Map() }, rules), [], 'a clean graph passes');
+});
+
+/** What changes a conversation, its messages or its tool calls, by the name each store is passed under. */
+const writes: Record<string, string[]> = {
+  store: ['createConversation', 'setConversationModel', 'renameConversation', 'setAutomaticTitle', 'deleteConversation', 'markOutsideText', 'addMessage', 'updateMessage', 'appendDraft', 'closeInterruptedReplies', 'branchFrom', 'showVersion'],
+  toolCalls: ['add', 'finish', 'setStatus', 'setProgress', 'closeInterrupted'],
+  approvals: ['decide'],
+};
+
+test('pages and the socket change chats only through the chat service: no file in src/web writes a conversation, a message or an approval', () => {
+  const calls: string[] = [];
+  for (const entry of fs.readdirSync(path.join(root, 'src', 'web'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const [receiver, methods] of Object.entries(writes)) {
+      for (const match of text.matchAll(new RegExp(`\\b${receiver}\\.(${methods.join('|')})\\(`, 'g'))) calls.push(`${path.relative(root, file)}: ${match[0]}`);
+    }
+  }
+  assert.deepEqual(calls, [], 'these belong in src/replies/chat-service.ts');
 });

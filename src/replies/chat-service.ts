@@ -1,16 +1,37 @@
 import type { ChatModel } from '../engine/llm/chat-model.js';
+import { modelGroupsOf } from '../engine/llm/model-router.js';
+import type { ApprovalDesk } from '../engine/tools/approvals.js';
+import { memoryUpdateToolName } from '../providers/memory/memory-update-tool.js';
 import { photoLimits } from '../providers/photos/photo-checks.js';
 import type { VisionModels } from '../providers/photos/vision-models.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';
+import type { FreeSpaceReclaimer } from '../storage/free-space.js';
+import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ChatInputError } from './chat-input-error.js';
 import { noModelNotice } from './error-notice.js';
-import { modelGroupsOf } from '../engine/llm/model-router.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
 
+/*
+ * The one writer of conversations and messages: every change a person asks for, from the socket
+ * or a form, is checked and made here (the web layer reads, and calls these).
+ */
+
 export const maxMessageCharacters = 32_000;
+
+export const maxTitleCharacters = 120;
+
+/** The person's title, trimmed with inner runs of white space made one space; or ChatInputError saying why it cannot be one. */
+export function checkTitle(value: unknown): string {
+  if (typeof value !== 'string') throw new ChatInputError('Send the new title as text.');
+  const title = value.replace(/\s+/g, ' ').trim();
+  if (title.length === 0) throw new ChatInputError('The title cannot be empty.');
+  const length = [...title].length;
+  if (length > maxTitleCharacters) throw new ChatInputError(`The title is ${length} characters long; the limit is ${maxTitleCharacters}.`);
+  return title;
+}
 
 export interface SendRequest {
   conversationId: number | undefined;
@@ -39,10 +60,14 @@ export interface ChatServiceDependencies {
   configuredModel: string | undefined;
   attachments: AttachmentStore;
   visionModels: VisionModels;
+  toolCalls: Pick<ToolCallStore, 'get'>;
+  approvals: Pick<ApprovalDesk, 'decide'>;
+  /** Gives the disk space of a deleted chat (its photos above all) back; see storage/free-space.ts. */
+  freeSpace: Pick<FreeSpaceReclaimer, 'reclaimSoon'>;
 }
 
 export function createChatService(dependencies: ChatServiceDependencies) {
-  const { store, hub, chatModel, replyRunner, attachments, visionModels } = dependencies;
+  const { store, hub, chatModel, replyRunner, attachments, visionModels, toolCalls, approvals, freeSpace } = dependencies;
 
   /** The photos going with a message: all still unsent, not too many, and a model that can see them. */
   async function checkPhotos(ids: number[], model: string): Promise<void> {
@@ -114,6 +139,12 @@ export function createChatService(dependencies: ChatServiceDependencies) {
   function startReply(conversation: Conversation, assistantMessage: StoredMessage): void {
     hub.publish(conversation.id, { type: 'thread-changed' });
     hub.track(replyRunner.runTurn(conversation, assistantMessage));
+  }
+
+  function stop(conversationId: number): boolean {
+    const reply = hub.active(conversationId);
+    reply?.stop();
+    return reply !== undefined;
   }
 
   return {
@@ -207,10 +238,34 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       return { conversation, created, userMessage, assistantMessage };
     },
 
-    stop(conversationId: number): boolean {
-      const reply = hub.active(conversationId);
-      reply?.stop();
-      return reply !== undefined;
+    stop,
+
+    /**
+     * The person's answer on an approval card. Memory updates ask because outside text is in the
+     * chat: "always" never applies to them (their card offers no box).
+     */
+    answerApproval(request: { toolCallId: number | undefined; decision: unknown; always: boolean }): void {
+      const call = request.toolCallId === undefined ? undefined : toolCalls.get(request.toolCallId);
+      const { decision } = request;
+      if (!call || (decision !== 'approve' && decision !== 'deny')) throw new ChatInputError('That approval could not be read. Reload the page.');
+      const alwaysAllow = request.always && call.name !== memoryUpdateToolName ? { toolName: call.name } : undefined;
+      if (!approvals.decide(call.id, decision, alwaysAllow)) throw new ChatInputError('That action was already decided (or the reply ended). Nothing changed.');
+    },
+
+    /** Renames a chat; undefined when it no longer exists. */
+    renameConversation(conversationId: number, title: unknown): { id: number; title: string } | undefined {
+      const conversation = store.getConversation(conversationId);
+      if (!conversation) return undefined;
+      const checked = checkTitle(title);
+      store.renameConversation(conversation.id, checked);
+      return { id: conversation.id, title: checked };
+    },
+
+    /** Deletes a chat, its reply stopped first; the disk space it used is given back soon after. */
+    deleteConversation(conversationId: number): void {
+      stop(conversationId);
+      store.deleteConversation(conversationId);
+      freeSpace.reclaimSoon();
     },
   };
 }

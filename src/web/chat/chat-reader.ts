@@ -5,8 +5,8 @@ import { toMessageView, toToolCallView, type ChatView, type MessageView } from '
 import type { ReplyHub } from '../../replies/reply-hub.js';
 
 export interface ChatReaderDependencies {
-  store: ConversationStore;
-  toolCalls: ToolCallStore;
+  store: Pick<ConversationStore, 'getMessage' | 'listMessagesAfter' | 'listMessagesFrom' | 'listMessagesPage' | 'versionsOfMessages'>;
+  toolCalls: Pick<ToolCallStore, 'get' | 'listForMessages'>;
   hub: ReplyHub;
   view: ChatView;
   attachments: Pick<AttachmentStore, 'listForMessages'>;

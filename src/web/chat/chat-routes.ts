@@ -3,7 +3,6 @@ import type { ChatModel } from '../../engine/llm/chat-model.js';
 import type { ModelGroup } from '../../engine/llm/chat-model.js';
 import { modelGroupsOf, parseModelId } from '../../engine/llm/model-router.js';
 import type { ConversationStore } from '../../storage/conversation-store.js';
-import type { FreeSpaceReclaimer } from '../../storage/free-space.js';
 import { blindModelNames, markVisionOptions, type VisionModels } from '../../providers/photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
@@ -13,15 +12,14 @@ import type { ReplyHub } from '../../replies/reply-hub.js';
 import { noModelNotice, type ErrorNotice } from '../../replies/error-notice.js';
 
 export interface ChatRoutesDependencies {
-  store: ConversationStore;
+  /** Read only: every change goes through the chat service. */
+  store: Pick<ConversationStore, 'getConversation' | 'listConversations' | 'search'>;
   hub: ReplyHub;
   chatModel: ChatModel;
   chatService: ChatService;
   view: ChatView;
   visionModels: VisionModels;
   reader: ChatReader;
-  /** Gives the disk space of a deleted chat (its photos above all) back; see storage/free-space.ts. */
-  freeSpace?: Pick<FreeSpaceReclaimer, 'reclaimSoon'>;
 }
 
 const historyPageSize = 100;
@@ -155,9 +153,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
 
   app.delete<{ Params: { id: string } }>('/c/:id', { preHandler: app.csrfProtection }, async (request, reply) => {
     const id = Number(request.params.id);
-    chatService.stop(id);
-    store.deleteConversation(id);
-    dependencies.freeSpace?.reclaimSoon();
+    chatService.deleteConversation(id);
     // Deleting the chat that is open sends the page to a new chat.
     const current = String(request.headers['hx-current-url'] ?? '');
     if (new RegExp(`/c/${id}(?:[?#]|$)`).test(current)) reply.header('HX-Redirect', '/');

@@ -4,10 +4,7 @@ import type { WebSocket } from 'ws';
 import type { ConversationStore } from '../../storage/conversation-store.js';
 import { parseAttachmentIds } from './attachment-ids.js';
 import type { ChatReader } from './chat-reader.js';
-import type { ToolCallStore } from '../../storage/tool-call-store.js';
-import type { ApprovalDesk } from '../../engine/tools/approvals.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
-import { memoryUpdateToolName } from '../../providers/memory/memory-update-tool.js';
 import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
@@ -22,9 +19,8 @@ export const maxCommandBytes = 256 * 1024;
 
 export interface ChatSocketDependencies {
   chatService: ChatService;
-  store: ConversationStore;
-  toolCalls: ToolCallStore;
-  approvals: ApprovalDesk;
+  /** Read only: every change goes through the chat service. */
+  store: Pick<ConversationStore, 'getConversation' | 'getMessage'>;
   hub: ReplyHub;
   view: ChatView;
   reader: ChatReader;
@@ -43,7 +39,7 @@ interface SendCommand {
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, toolCalls, approvals, hub, view, reader, sessionSockets } = dependencies;
+  const { chatService, store, hub, view, reader, sessionSockets } = dependencies;
 
   app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
     const sender = createSocketSender(socket);
@@ -222,12 +218,12 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       if (type === 'edit' || type === 'regenerate' || type === 'version') return void handleThreadCommand(type, command as Record<string, unknown>);
       if (type === 'approval') {
         const { toolCallId, decision, always } = command as { toolCallId?: unknown; decision?: unknown; always?: unknown };
-        const call = toolCalls.get(Number(toolCallId));
-        if (!call || (decision !== 'approve' && decision !== 'deny')) return showError('That approval could not be read. Reload the page.');
-        // Memory updates ask because outside text is in the chat: never "always" (the card offers no box).
-        const alwaysAllow = always === 'yes' && call.name !== memoryUpdateToolName ? { toolName: call.name } : undefined;
-        const decided = approvals.decide(call.id, decision, alwaysAllow);
-        if (!decided) showError('That action was already decided (or the reply ended). Nothing changed.');
+        try {
+          chatService.answerApproval({ toolCallId: parseRecordId(toolCallId), decision, always: always === 'yes' });
+        } catch (error) {
+          if (!(error instanceof ChatInputError)) throw error;
+          showError(error.message);
+        }
         return;
       }
       if (type === 'stop') {

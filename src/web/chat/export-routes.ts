@@ -6,8 +6,8 @@ import { conversationExport, conversationMarkdown } from './conversation-export.
 import { parseRecordId } from '../http/record-id.js';
 
 export interface ExportRoutesDependencies {
-  store: ConversationStore;
-  toolCalls: ToolCallStore;
+  store: Pick<ConversationStore, 'getConversation' | 'getMessage' | 'listMessages'>;
+  toolCalls: Pick<ToolCallStore, 'listForConversation'>;
   attachments: Pick<AttachmentStore, 'listForConversation'>;
 }
 
