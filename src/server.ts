@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
-import { buildApp, loggerOptions } from './app.js';
+import { buildApp } from './app.js';
+import { createServices, loggerOptions } from './services.js';
 import { startDailyBackups } from './storage/backup/daily-backup.js';
 import { ensureCredentials, passwordHashSetting } from './web/auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
@@ -70,10 +71,11 @@ async function main(): Promise<void> {
   };
   const chatModel = createChatModelFromConfig(config);
   // MCP servers start once Hearth listens: one that cannot start has spawned none.
-  const app = await buildApp({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel), startMcpServers: false });
+  const services = await createServices({ config, database, chatModel, credentials: liveCredentials, logger: loggerOptions(config.logLevel), startMcpServers: false });
+  const app = await buildApp(services);
   // Every way out (an error, the 10 s give-up below) ends with no MCP server left running:
   // each runs in its own process group, which nothing else would stop once Hearth is gone.
-  process.on('exit', () => app.mcp.servers.killProcessesNow());
+  process.on('exit', () => services.mcp.servers.killProcessesNow());
 
   const dailyBackups = config.dailyBackups
     ? startDailyBackups({ database, folder: config.backupDir, keep: config.backupKeep, paths: config, logger: app.log })
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
     console.error(`Hearth cannot start: ${problem}`);
     process.exit(1);
   }
-  app.mcp.servers.start();
+  services.mcp.servers.start();
   await app.localTls?.announce();
   warnWhenOllamaIsDown(() => chatModel.isReachable(), config, app.log);
   const protocol = config.tlsCert || app.localTls ? 'https' : 'http';

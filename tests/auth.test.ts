@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, testPassword } from './support/test-app.js';
+import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, restartTestApp, testPassword } from './support/test-app.js';
 
 test('pages, APIs and the socket need a login', async (t) => {
   const { app, listen } = await buildTestApp(t);
@@ -123,16 +123,7 @@ test('a session survives a server restart (sessions are in SQLite)', async (t) =
   const rows = first.database.prepare('SELECT COUNT(*) AS count FROM sessions').get() as { count: number };
   assert.equal(rows.count, 1);
   await first.app.close();
-  const { buildApp } = await import('../src/app.js');
-  const { createOllamaChatModel } = await import('../src/engine/llm/ollama-chat-model.js');
-  const bcrypt = (await import('bcrypt')).default;
-  const second = await buildApp({
-    config: first.config,
-    database: first.database,
-    chatModel: createOllamaChatModel({ host: first.standin.url }),
-    credentials: { passwordHash: bcrypt.hashSync('x', 4), secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
-  });
-  t.after(() => second.close());
+  const second = await restartTestApp(t, first);
   const page = await second.inject({ method: 'GET', url: '/', headers: { cookie: cookies } });
   assert.equal(page.statusCode, 200);
 });

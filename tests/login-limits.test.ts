@@ -6,9 +6,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
-import { buildApp } from '../src/app.js';
-import { createOllamaChatModel } from '../src/engine/llm/ollama-chat-model.js';
-import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, testPassword, type TestApp } from './support/test-app.js';
+import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, restartTestApp, testPassword, type TestApp } from './support/test-app.js';
 
 type App = TestApp['app'];
 
@@ -160,14 +158,7 @@ test('the budget shared by untrusted browsers is kept in SQLite: a restart does 
   const first = await buildTestApp(t, { ...behindProxy, dependencies: { untrustedLoginAttempts: 3 } });
   for (let index = 0; index < 3; index += 1) assert.equal(await attempt(first.app, `guess ${index}`, `10.0.0.${index + 60}`), 401);
   await first.app.close();
-  const second = await buildApp({
-    config: first.config,
-    database: first.database,
-    chatModel: createOllamaChatModel({ host: first.standin.url }),
-    credentials: { passwordHash: bcrypt.hashSync(testPassword, 4), secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
-    untrustedLoginAttempts: 3,
-  });
-  t.after(() => second.close());
+  const second = await restartTestApp(t, first, { untrustedLoginAttempts: 3 });
   assert.equal(await attempt(second, 'guess after restart', '10.0.0.70'), 429);
 });
 
@@ -197,14 +188,7 @@ test('failure counts are kept in SQLite: a restart does not reset them', async (
   const first = await buildTestApp(t, { ...behindProxy, dependencies: { loginAttempts: 3 } });
   for (let index = 0; index < 3; index += 1) assert.equal(await attempt(first.app, `guess ${index}`, '10.0.0.66'), 401);
   await first.app.close();
-  const second = await buildApp({
-    config: first.config,
-    database: first.database,
-    chatModel: createOllamaChatModel({ host: first.standin.url }),
-    credentials: { passwordHash: bcrypt.hashSync(testPassword, 4), secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
-    loginAttempts: 3,
-  });
-  t.after(() => second.close());
+  const second = await restartTestApp(t, first, { loginAttempts: 3 });
   assert.equal(await attempt(second, 'guess after restart', '10.0.0.66'), 429);
   assert.equal(await attempt(second, testPassword, '10.0.0.8'), 303);
 });

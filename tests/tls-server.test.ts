@@ -6,13 +6,12 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { test, type TestContext } from 'node:test';
 import type { TLSSocket } from 'node:tls';
-import type { AppDependencies } from '../src/app.js';
 import { lanIpv4Addresses } from '../src/web/tls/machine-names.js';
 import { tlsFilePaths } from '../src/web/tls/local-tls.js';
 import type { MdnsResponder } from '../src/web/tls/mdns.js';
 import type { LocalTlsDependencies } from '../src/web/tls/serve-local-tls.js';
 import { parsePlist, type PlistValue } from './support/plist.js';
-import { buildTestApp } from './support/test-app.js';
+import { buildTestApp, type HearthDependencies } from './support/test-app.js';
 
 const dayMs = 86_400_000;
 
@@ -38,7 +37,7 @@ function httpsGet(host: string, port: number, path: string, ca: string | undefin
 
 async function startAutoTls(
   t: TestContext,
-  options: { host?: string; environment?: Record<string, string>; localTls?: LocalTlsDependencies; dependencies?: Partial<AppDependencies> } = {},
+  options: { host?: string; environment?: Record<string, string>; localTls?: LocalTlsDependencies; dependencies?: Partial<HearthDependencies> } = {},
 ) {
   const harness = await buildTestApp(t, {
     environment: { TLS: 'auto', SETUP_PORT: '0', ...options.environment },

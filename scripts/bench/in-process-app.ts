@@ -1,17 +1,18 @@
 /**
- * Hearth built in the benchmark's own process against the Ollama stand-in, as the tests build it:
- * for figures that need the app's internals (Fastify's own request clock) or a prepared chat.
+ * Hearth built in the benchmark's own process against the Ollama stand-in, as the tests build it
+ * (tests/support/test-app.ts): for figures that need the app's internals (Fastify's own request
+ * clock) or a prepared chat.
  */
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
-import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createOllamaChatModel } from '../../src/engine/llm/ollama-chat-model.js';
-import type { SqliteDatabase } from '../../src/storage/database.js';
 import type { ToolRegistry } from '../../src/engine/tools/tool-registry.js';
+import type { SqliteDatabase } from '../../src/storage/database.js';
+import { buildHearth, type TestHearth } from '../../tests/support/test-app.js';
 
-export type BenchApp = Awaited<ReturnType<typeof buildApp>>;
+export type BenchApp = TestHearth;
 
 export interface BenchAppOptions {
   dataDir: string;
@@ -31,7 +32,7 @@ export function buildBenchApp(options: BenchAppOptions): Promise<BenchApp> {
     TOKENS_DIR: path.join(dataDir, 'tokens'),
     MCP_CONFIG: path.join(dataDir, 'mcp.json'),
   });
-  return buildApp({
+  return buildHearth({
     config,
     database,
     chatModel: createOllamaChatModel({ host: ollamaUrl }),

@@ -20,12 +20,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import bcrypt from 'bcrypt';
 import OpenAI from 'openai';
-import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createChatModelFromConfig } from '../../src/engine/llm/chat-model-from-config.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { startOllamaStandin, type ScriptedReply } from '../../tests/support/ollama-standin.js';
 import { startOpenAiStandin, type OpenAiScriptedReply } from '../../tests/support/openai-standin.js';
+import { buildHearth } from '../../tests/support/test-app.js';
 import { directChat, login, relayedChat, type StreamRecord } from './hearth-client.js';
 import { median, round, summarize } from './stats.js';
 
@@ -69,7 +69,7 @@ async function runHearth(): Promise<void> {
   const dataDir = process.env.DATA_DIR!;
   const config = loadConfig(process.env);
   const database = openDatabase(config.dataDir);
-  const app = await buildApp({
+  const app = await buildHearth({
     config,
     database,
     chatModel: createChatModelFromConfig(config),

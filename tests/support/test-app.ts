@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
 import WebSocket from 'ws';
-import { buildApp, type AppDependencies } from '../../src/app.js';
+import { buildApp, type AppOptions, type HearthApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createOllamaChatModel } from '../../src/engine/llm/ollama-chat-model.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
 import { createToolCallStore, type ToolCallStore } from '../../src/storage/tool-call-store.js';
@@ -15,9 +16,29 @@ import { startOllamaStandin, type OllamaStandin, type StandinOptions } from './o
 export const testPassword = 'correct horse battery staple';
 // Cost 4 keeps tests fast; the server itself hashes with cost 12.
 const testPasswordHash = bcrypt.hashSync(testPassword, 4);
+const testSecretKey = 'a-test-secret-that-is-long-enough-0123456789';
+
+/** Everything server.ts hands over: the services' parts and the listener's limits. */
+export type HearthDependencies = ServiceOptions & AppOptions;
+
+/** The app as tests use it: Fastify, with the services they look into at hand. */
+export type TestHearth = HearthApp & Pick<Services, 'hub' | 'registry' | 'memory' | 'mcp'> & { services: Services };
+
+/** The services, then the app on them, as server.ts builds them; closing the app closes both. */
+export async function buildHearth(dependencies: HearthDependencies): Promise<TestHearth> {
+  const services = await createServices(dependencies);
+  let app: HearthApp;
+  try {
+    app = await buildApp(services, dependencies);
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+  return Object.assign(app, { services, hub: services.hub, registry: services.registry, memory: services.memory, mcp: services.mcp });
+}
 
 export interface TestApp {
-  app: Awaited<ReturnType<typeof buildApp>>;
+  app: TestHearth;
   standin: OllamaStandin;
   database: SqliteDatabase;
   config: Config;
@@ -31,7 +52,7 @@ export interface TestApp {
 export interface TestAppOptions {
   environment?: Record<string, string>;
   standin?: StandinOptions;
-  dependencies?: Partial<AppDependencies>;
+  dependencies?: Partial<HearthDependencies>;
   chatModel?: { firstChunkTimeoutMs?: number; chunkTimeoutMs?: number };
 }
 
@@ -54,7 +75,7 @@ export function csrfTokenFrom(html: string): string {
 export async function buildTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
   // Registered before anything can fail, so the folder goes even when building the app throws.
-  const built: { database?: SqliteDatabase; app?: Awaited<ReturnType<typeof buildApp>> } = {};
+  const built: { database?: SqliteDatabase; app?: TestHearth } = {};
   const standin = await startOllamaStandin(options.standin);
   t.after(async () => {
     await built.app?.close();
@@ -72,11 +93,11 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     ...options.environment,
   });
   const database = (built.database = openDatabase(dataDir));
-  const app = (built.app = await buildApp({
+  const app = (built.app = await buildHearth({
     config,
     database,
     chatModel: createOllamaChatModel({ host: standin.url, ...options.chatModel }),
-    credentials: { passwordHash: testPasswordHash, secretKey: 'a-test-secret-that-is-long-enough-0123456789' },
+    credentials: { passwordHash: testPasswordHash, secretKey: testSecretKey },
     ...options.dependencies,
   }));
 
@@ -109,6 +130,19 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
       return baseUrl;
     },
   };
+}
+
+/** A new app on the data of `first` (closed by then), as Hearth is after a restart. */
+export async function restartTestApp(t: TestContext, first: TestApp, dependencies: Partial<HearthDependencies> = {}): Promise<TestHearth> {
+  const app = await buildHearth({
+    config: first.config,
+    database: first.database,
+    chatModel: createOllamaChatModel({ host: first.standin.url }),
+    credentials: { passwordHash: testPasswordHash, secretKey: testSecretKey },
+    ...dependencies,
+  });
+  t.after(() => app.close());
+  return app;
 }
 
 /** A WebSocket client that records every message the server sends. */
