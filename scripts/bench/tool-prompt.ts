@@ -8,7 +8,8 @@ import { loadConfig } from '../../src/config/config.js';
 import { googleServicesFromConfig } from '../../src/providers/google/google-services.js';
 import { FindToolsTool } from '../../src/engine/tools/find-tools-tool.js';
 import { Tool, type ToolServices } from '../../src/engine/tools/tool.js';
-import { defaultToolPromptBudgetTokens, loadTools, toolsFolder } from '../../src/engine/tools/tool-registry.js';
+import { defaultToolPromptBudgetTokens, loadTools } from '../../src/engine/tools/tool-registry.js';
+import { toolsFolder } from '../../src/services.js';
 
 const config = loadConfig({});
 const services: ToolServices = { config, logger: pino({ level: 'silent' }), now: () => new Date(), google: googleServicesFromConfig(config) };

@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Tool, type ToolClass, type ToolServices } from './tool.js';
-
-/** tools/ beside src/: the same relative place from src/ (tsx) and from dist/src/ (compiled). */
-export const toolsFolder = fileURLToPath(new URL('../../../tools/', import.meta.url));
 
 export const normalizeToolName = (name: string): string => name.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
