@@ -11,7 +11,7 @@ import { checkLayers, findCycles, readCodeGraph, readSourceFacts, type LayerRule
 
 const root = path.resolve(import.meta.dirname, '..');
 
-export const layerRules: LayerRules = {
+const layerRules: LayerRules = {
   layers: [
     { rank: 0, name: 'base', folders: ['src/config'] },
     { rank: 1, name: 'storage', folders: ['src/storage', 'src/storage/backup'] },
