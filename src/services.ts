@@ -133,7 +133,6 @@ export async function createServices(options: ServiceOptions) {
   const hub = new ReplyHub();
   const templates = createTemplates(projectRoot);
   const view = createChatView(templates);
-  const reader = createChatReader({ store, toolCalls, hub, view, attachments });
   const memory = createMemoryFile({ file: config.memoryFile, maxBytes: config.memoryMaxBytes, database });
 
   const toolServices: ToolServices = {
@@ -145,6 +144,9 @@ export async function createServices(options: ServiceOptions) {
   };
   const registry = options.registry ?? (await loadTools(toolsFolder, toolServices));
   if (!registry.find(findToolsName)) registry.add(new FindToolsTool(toolServices, registry));
+  // The memory's own tool: the model calls it with its tag, the engine runs it like any other.
+  if (!registry.forTag('memory')) registry.add(new MemoryUpdateTool(toolServices, memory));
+  const reader = createChatReader({ store, toolCalls, hub, view, attachments, tools: registry });
   // Servers start in the background: start-up is not delayed by a slow or broken one.
   const mcp = options.mcp ?? loadMcpServers(config.mcpConfig, options.environment ?? process.env, logger);
   if (options.startMcpServers !== false) mcp.servers.start();
@@ -169,9 +171,9 @@ export async function createServices(options: ServiceOptions) {
     memory,
     logger,
     maxToolRounds: config.maxToolRounds,
-    toolCallRunner: createToolCallRunner({ registry, memoryUpdateTool: new MemoryUpdateTool(toolServices, memory), toolCalls, conversations: store, approvals, logger }),
+    toolCallRunner: createToolCallRunner({ registry, toolCalls, conversations: store, approvals, logger }),
     buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
-    isKnownTool: (name) => registry.find(name) !== undefined,
+    tools: registry,
     markdown,
     attachments,
   });
@@ -185,6 +187,7 @@ export async function createServices(options: ServiceOptions) {
     visionModels,
     toolCalls,
     approvals,
+    tools: registry,
     freeSpace,
   });
 

@@ -1,4 +1,4 @@
-import { Tool, ToolError } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, type ToolParameters, type ToolWords } from '../src/engine/tools/tool.js';
 import { parseToolParams, field } from '../src/engine/tools/tool-params.js';
 
 /*
@@ -98,8 +98,22 @@ export default class CalculatorTool extends Tool {
   readonly name = 'calculator';
   readonly description = 'Exact arithmetic: + - * / % ^, parentheses, sqrt, abs, round, floor, ceil, min, max, log, ln, exp, sin, cos, tan, pi, e.';
   readonly examples = ['[TOOL:calculator]2 * (3 + 4.5)[/TOOL]', '[TOOL:calculator]sqrt(2) ^ 2[/TOOL]'];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: { expression: { type: 'string', description: 'The arithmetic to work out, such as 2 * (3 + 4.5) or sqrt(2) ^ 2.' } },
+    required: ['expression'],
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = { doing: 'Calculating', done: 'Used the calculator', act: 'calculate' };
   override readonly readsOutsideText = false;
   override readonly timeoutMs = 1000;
+
+  /** "6 * 7 = 42" as it is; a long expression only by its result ("= 42"). */
+  override summarize(result: string): string | undefined {
+    const answer = / = ([^=\n]+)$/.exec(result)?.[1];
+    if (answer === undefined) return undefined;
+    return result.length <= 60 ? result : `= ${answer}`;
+  }
 
   async run(raw: string): Promise<string> {
     const params = parseToolParams(raw);

@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolRunContext } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/providers/google/draft-message.js';
 import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { headerValue } from '../src/providers/google/gmail-message.js';
@@ -24,7 +24,7 @@ function splitBody(raw: string): { head: string; body: string | undefined } {
 }
 
 /** Saves a Gmail draft (new, or a reply kept in its thread). Never sends: the person sends it from Gmail. */
-export default class CreateDraftTool extends Tool {
+export default class CreateDraftTool extends Tool.using('google') {
   readonly name = 'create_draft';
   override readonly source = 'Google: Gmail';
   readonly description =
@@ -33,8 +33,29 @@ export default class CreateDraftTool extends Tool {
     '[TOOL:create_draft]to: anna@example.com\nsubject: Saturday\nbody: Hi Anna,\nSee you at 10!\nSam[/TOOL]',
     "[TOOL:create_draft]reply_to: 18c2f0a1b2c3d4e5\nbody: Thank you, we'll come.[/TOOL]",
   ];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: {
+      to: { type: 'string', description: 'Recipients, comma-separated ("Anna <anna@example.com>, bo@example.com"); for a reply, by default the sender.' },
+      cc: { type: 'string', description: 'Copy recipients, comma-separated.' },
+      subject: { type: 'string', description: 'The subject; a reply keeps the original one, with "Re:".' },
+      body: { type: 'string', description: 'The text of the email.' },
+      reply_to: { type: 'string', pattern: messageIdPattern.source, description: 'The id of a message (from search_emails) to reply to, in its thread.' },
+      account: { type: 'string', format: 'email', description: 'The account to save the draft in, when several are authorized.' },
+    },
+    required: ['body'],
+    anyOf: [{ required: ['to'] }, { required: ['reply_to'] }],
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = { doing: 'Creating a draft', done: 'Created a draft', act: 'create a draft' };
   override readonly timeoutMs = 30_000;
   override readonly actsOnWorld = true;
+
+  /** "… To: anna@example.com | Subject: …": who it is for. */
+  override summarize(result: string): string | undefined {
+    const to = / To: (.*?) \| Subject: /.exec(result)?.[1];
+    return to === undefined ? undefined : `to ${to}, not sent`;
+  }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = this.services.google;

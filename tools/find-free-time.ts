@@ -1,15 +1,41 @@
-import { Tool, type ToolRunContext } from '../src/engine/tools/tool.js';
+import { Tool, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/providers/google/calendar-days.js';
 import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
 
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
-export default class FindFreeTimeTool extends Tool {
+export default class FindFreeTimeTool extends Tool.using('google') {
   readonly name = 'find_free_time';
   override readonly source = 'Google: Calendar';
   readonly description =
     'Find free time in Google Calendar (read-only): days as for list_events (default the next 7 days), optional duration (default 30 min) and hours (default 09:00-18:00). Busy time of every authorized account counts unless one is named.';
   readonly examples = ['[TOOL:find_free_time]tomorrow for 1h[/TOOL]', '[TOOL:find_free_time]next week for 2 hours between 10:00 and 16:00[/TOOL]'];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: {
+      when: { type: 'string', description: 'The days in words: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days"; by default the next 7 days.' },
+      date: { type: 'string', description: 'One day, or the first day with days or to: YYYY-MM-DD, "today", "tomorrow" or a weekday.' },
+      to: { type: 'string', description: 'The last day of the range (with date), in the same forms.' },
+      days: { type: 'integer', minimum: 1, maximum: 31, description: 'How many days from date (or from today).' },
+      account: { type: 'string', format: 'email', description: 'Only this authorized account; by default all of them.' },
+      duration: { type: 'string', description: 'The shortest free time worth listing: minutes ("45") or hours ("1.5h"); by default 30 minutes.' },
+      hours: { type: 'string', description: 'The part of each day to look in, such as "09:00-17:00"; by default 09:00-18:00.' },
+    },
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = {
+    doing: 'Looking for free time in your calendar',
+    done: 'Looked for free time in your calendar',
+    act: 'look for free time in your calendar',
+  };
   override readonly timeoutMs = 30_000;
+
+  /** Each day's line lists its free times ("10:00–11:30, 14:00–18:00") or says "none". */
+  override summarize(result: string): string | undefined {
+    const days = result.split('\n').slice(1).map((line) => /^[^:]+: (.+)$/.exec(line)?.[1]).filter((text) => text !== undefined);
+    if (days.length === 0) return undefined;
+    const count = days.filter((text) => text !== 'none').reduce((sum, text) => sum + text.split(', ').length, 0);
+    return count === 0 ? 'no free time' : `${count} free slot${count === 1 ? '' : 's'}`;
+  }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = this.services.google;

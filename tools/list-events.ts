@@ -1,4 +1,4 @@
-import { Tool, type ToolRunContext } from '../src/engine/tools/tool.js';
+import { Tool, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/providers/google/calendar-days.js';
 import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
 import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
@@ -17,13 +17,32 @@ const dayNumber = (day: CalendarDay) => Date.UTC(day.year, day.month - 1, day.da
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
 /** Read-only: the events of the primary calendar for a day or a range, grouped by day. */
-export default class ListEventsTool extends Tool {
+export default class ListEventsTool extends Tool.using('google') {
   readonly name = 'list_events';
   override readonly source = 'Google: Calendar';
   readonly description =
     'List Google Calendar events (read-only) for a day or range: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days". Default today. Optional account first.';
   readonly examples = ['[TOOL:list_events]tomorrow[/TOOL]', '[TOOL:list_events]2026-11-23 to 2026-11-29[/TOOL]'];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: {
+      when: { type: 'string', description: 'The days in words: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days"; by default today.' },
+      date: { type: 'string', description: 'One day, or the first day with days or to: YYYY-MM-DD, "today", "tomorrow" or a weekday.' },
+      to: { type: 'string', description: 'The last day of the range (with date), in the same forms.' },
+      days: { type: 'integer', minimum: 1, maximum: 31, description: 'How many days from date (or from today).' },
+      account: { type: 'string', format: 'email', description: 'Only this authorized account; by default all of them.' },
+    },
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = { doing: 'Checking your calendar', done: 'Checked your calendar', act: 'check your calendar' };
   override readonly timeoutMs = 30_000;
+
+  /** Each event is an indented line under its day. */
+  override summarize(result: string): string | undefined {
+    if (/^No events\.$/m.test(result)) return 'no events';
+    const count = result.split('\n').filter((line) => line.startsWith('  ')).length;
+    return count === 0 ? undefined : `${count} event${count === 1 ? '' : 's'}`;
+  }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = this.services.google;

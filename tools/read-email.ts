@@ -1,24 +1,40 @@
-import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, type ServicesFor, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { formatDateTime } from '../src/providers/google/calendar-days.js';
 import { attachmentNames, headerValue, messageBodyText } from '../src/providers/google/gmail-message.js';
 import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { accountAndValue, readToolInput } from '../src/providers/google/tool-input.js';
 
 /** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
-export default class ReadEmailTool extends Tool {
+export default class ReadEmailTool extends Tool.using('google') {
   readonly name = 'read_email';
   override readonly source = 'Google: Gmail';
   readonly description = 'Read one email by the id search_emails gave: headers and plain-text body. Optional account first when several are authorized.';
   readonly examples = ['[TOOL:read_email]18c2f0a1b2c3d4e5[/TOOL]', '[TOOL:read_email]me@example.com 18c2f0a1b2c3d4e5[/TOOL]'];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: messageIdPattern.source, description: 'The message id, as search_emails gave it.' },
+      account: { type: 'string', format: 'email', description: 'The account the message is in; by default each authorized account is tried.' },
+    },
+    required: ['id'],
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = { doing: 'Reading an email', done: 'Read an email', act: 'read an email' };
   override readonly timeoutMs = 30_000;
   override readonly maxResultCharacters: number;
   readonly #bodyMaxCharacters: number;
 
-  constructor(services: ToolServices) {
+  constructor(services: ServicesFor<'google'>) {
     super(services);
     this.#bodyMaxCharacters = services.config.emailBodyMaxCharacters;
     // Room for the headers on top of the body, whose own cut says how much was left out.
     this.maxResultCharacters = this.#bodyMaxCharacters + 2000;
+  }
+
+  /** Its subject, in quotes (the sender's words: the card escapes them). */
+  override summarize(result: string): string | undefined {
+    const subject = /^Subject: (.+)$/m.exec(result)?.[1];
+    return subject === undefined ? undefined : `“${subject}”`;
   }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {

@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolRunContext } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { formatDateTime } from '../src/providers/google/calendar-days.js';
 import { headerValue } from '../src/providers/google/gmail-message.js';
 import { accountAndValue, pick, readToolInput } from '../src/providers/google/tool-input.js';
@@ -6,15 +6,33 @@ import { accountAndValue, pick, readToolInput } from '../src/providers/google/to
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
 /** Gmail search: one short line per message, so the model can pick one to read. */
-export default class SearchEmailsTool extends Tool {
+export default class SearchEmailsTool extends Tool.using('google') {
   readonly name = 'search_emails';
   override readonly source = 'Google: Gmail';
   readonly description =
     'Search Gmail with Gmail query syntax (from:, to:, subject:, newer_than:7d, is:unread, has:attachment...). Returns one line per message: id | date | from | subject. With several accounts, put one first ("me@x.com: query") or all are searched. Optional max (default 10, up to 25) as separate lines: query: ... / max: 20.';
   readonly examples = ['[TOOL:search_emails]from:school newer_than:7d[/TOOL]', '[TOOL:search_emails]me@example.com: subject:invoice is:unread[/TOOL]'];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'Gmail query syntax (from:, to:, subject:, newer_than:7d, is:unread, has:attachment...); by default in:inbox.' },
+      account: { type: 'string', format: 'email', description: 'Search only this authorized account; by default all of them.' },
+      max: { type: 'integer', minimum: 1, maximum: 25, default: 10, description: 'Most messages listed per account.' },
+    },
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = { doing: 'Searching your email', done: 'Searched your email', act: 'search your email' };
   override readonly timeoutMs = 30_000;
   // Up to 25 lines for each of several accounts: more room than the default, so no account is cut off.
   override readonly maxResultCharacters = 10_000;
+
+  /** Each account's part starts "3 messages for …" or "No messages match …": "3 results", "no results". */
+  override summarize(result: string): string | undefined {
+    const counts = [...result.matchAll(/^(\d+) messages? for /gm)].map((match) => Number(match[1]));
+    if (counts.length === 0) return /^No messages match/m.test(result) ? 'no results' : undefined;
+    const total = counts.reduce((sum, count) => sum + count, 0);
+    return `${total} result${total === 1 ? '' : 's'}`;
+  }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = this.services.google;

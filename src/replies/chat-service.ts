@@ -1,7 +1,7 @@
 import type { ChatModel } from '../engine/llm/chat-model.js';
 import { modelGroupsOf } from '../engine/llm/model-router.js';
 import type { ApprovalDesk } from '../engine/tools/approvals.js';
-import { memoryUpdateToolName } from '../providers/memory/memory-update-tool.js';
+import type { ToolRegistry } from '../engine/tools/tool-registry.js';
 import { photoLimits } from '../providers/photos/photo-checks.js';
 import type { VisionModels } from '../providers/photos/vision-models.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
@@ -62,12 +62,14 @@ export interface ChatServiceDependencies {
   visionModels: VisionModels;
   toolCalls: Pick<ToolCallStore, 'get'>;
   approvals: Pick<ApprovalDesk, 'decide'>;
+  /** Each tool says whether "Always allow" may apply to it. */
+  tools: Pick<ToolRegistry, 'named'>;
   /** Gives the disk space of a deleted chat (its photos above all) back; see storage/free-space.ts. */
   freeSpace: Pick<FreeSpaceReclaimer, 'reclaimSoon'>;
 }
 
 export function createChatService(dependencies: ChatServiceDependencies) {
-  const { store, hub, chatModel, replyRunner, attachments, visionModels, toolCalls, approvals, freeSpace } = dependencies;
+  const { store, hub, chatModel, replyRunner, attachments, visionModels, toolCalls, approvals, tools, freeSpace } = dependencies;
 
   /** The photos going with a message: all still unsent, not too many, and a model that can see them. */
   async function checkPhotos(ids: number[], model: string): Promise<void> {
@@ -241,14 +243,14 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     stop,
 
     /**
-     * The person's answer on an approval card. Memory updates ask because outside text is in the
-     * chat: "always" never applies to them (their card offers no box).
+     * The person's answer on an approval card. "Always" never applies to a tool that must always
+     * ask (a memory update asks because outside text is in the chat): its card offers no box.
      */
     answerApproval(request: { toolCallId: number | undefined; decision: unknown; always: boolean }): void {
       const call = request.toolCallId === undefined ? undefined : toolCalls.get(request.toolCallId);
       const { decision } = request;
       if (!call || (decision !== 'approve' && decision !== 'deny')) throw new ChatInputError('That approval could not be read. Reload the page.');
-      const alwaysAllow = request.always && call.name !== memoryUpdateToolName ? { toolName: call.name } : undefined;
+      const alwaysAllow = request.always && tools.named(call.name)?.canAlwaysAllow !== false ? { toolName: call.name } : undefined;
       if (!approvals.decide(call.id, decision, alwaysAllow)) throw new ChatInputError('That action was already decided (or the reply ended). Nothing changed.');
     },
 

@@ -10,9 +10,9 @@ import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, DraftPiece, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ToolCallScanner, type ScannedTag } from '../engine/tools/tool-call-scanner.js';
-import { memoryUpdateToolName } from '../providers/memory/memory-update-tool.js';
 import { finishedOutcome, type ToolCallRunner } from '../engine/tools/tool-call-runner.js';
 import type { ToolImage } from '../engine/tools/tool.js';
+import type { ToolRegistry } from '../engine/tools/tool-registry.js';
 import { formatToolResults, type ToolOutcome } from '../engine/tools/tool-results.js';
 import { llmErrorNotice, storedErrorText } from './error-notice.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
@@ -28,8 +28,8 @@ export interface ReplyRunnerDependencies {
   logger: FastifyBaseLogger;
   maxToolRounds: number;
   buildSystemPrompt(memory: string): Promise<SystemPrompt>;
-  /** Is this a tool's name? Only then does fenced JSON naming it count as a call. */
-  isKnownTool(name: string): boolean;
+  /** The tools: only a name the model may call makes fenced JSON naming it a call; each says whether its results stay in the history. */
+  tools: Pick<ToolRegistry, 'find' | 'named'>;
   /** Renders a finished message's Markdown (in a worker, with a time limit). */
   markdown: Pick<MarkdownRenderer, 'render' | 'version'>;
   /** How often a streaming reply saves what it added (a draft piece), so a crash keeps most of it. */
@@ -62,8 +62,9 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /**
    * The conversation as the model sees it: raw replies, then tool results as data, always
    * alternating user and assistant. Results of a round the model went on from follow its call;
-   * results of a reply that ended there (stopped, expired) go before the person's next message;
-   * a memory update's own result is left out then, since the memory is in the system prompt.
+   * results of a reply that ended there (stopped, expired) go before the person's next message,
+   * except those of a tool whose success speaks for itself (a memory update: the memory is in
+   * the system prompt).
    */
   function historyFor(setup: TurnSetup, exceptMessageId: number): ChatTurn[] {
     const { conversation, historyStart, vision, imagesByMessage } = setup;
@@ -93,7 +94,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       if (outcomes.length === 0) return;
       const next = messages[index + 1];
       if (next === undefined || next.role === 'assistant') appendTurn(turns, { role: 'user', content: formatToolResults(outcomes) });
-      else earlier = outcomes.filter((outcome) => outcome.name !== memoryUpdateToolName);
+      else earlier = outcomes.filter((outcome) => dependencies.tools.named(outcome.name)?.resultGoesToHistory !== false);
     });
     return turns;
   }
@@ -124,7 +125,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   /** Streams one round into the reply's current message; returns the tags the model wrote. */
   async function streamRound(setup: TurnSetup, images: ToolImage[]): Promise<ScannedTag[]> {
     const { conversation, reply } = setup;
-    const scanner = new ToolCallScanner({ isKnownTool: dependencies.isKnownTool });
+    const scanner = new ToolCallScanner({ isKnownTool: (name) => dependencies.tools.find(name) !== undefined });
     const tags: ScannedTag[] = [];
     setup.roundText.raw = () => (tags.length > 0 ? scanner.raw : null);
     const history = historyFor(setup, reply.messageId);

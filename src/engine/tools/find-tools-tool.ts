@@ -1,4 +1,5 @@
-import { Tool, type ToolOutput, type ToolServices } from './tool.js';
+import { field, parseToolParams } from './tool-params.js';
+import { Tool, type ToolOutput, type ToolParameters, type ToolServices, type ToolWords } from './tool.js';
 import { describeTool, findToolsName, type ToolRegistry } from './tool-registry.js';
 
 const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -16,6 +17,13 @@ export class FindToolsTool extends Tool {
   readonly name = findToolsName;
   readonly description = 'Finds more tools by what they do; returns how to call the best matches. Use it when no listed tool fits.';
   readonly examples = ['[TOOL:find_tools]calendar events[/TOOL]'];
+  override readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'What the tool should do, in a few words ("turn off lights").' } },
+    required: ['query'],
+    additionalProperties: false,
+  };
+  override readonly words: ToolWords = { doing: 'Looking for a tool', done: 'Looked for a tool', act: 'look for a tool' };
   override readonly readsOutsideText = false;
   override readonly timeoutMs = 2000;
 
@@ -26,7 +34,16 @@ export class FindToolsTool extends Tool {
     super(services);
   }
 
-  async run(params: string): Promise<ToolOutput> {
+  /** Each match is described on a line of its own starting "- name:". */
+  override summarize(result: string): string | undefined {
+    if (result.startsWith('No tool matches')) return 'no match';
+    const count = result.split('\n').filter((line) => line.startsWith('- ')).length;
+    return count === 0 ? undefined : `${count} match${count === 1 ? '' : 'es'}`;
+  }
+
+  async run(raw: string): Promise<ToolOutput> {
+    const input = parseToolParams(raw);
+    const params = field(input, 'query') ?? input.text;
     const tools = this.registry.all.filter((tool) => tool.name !== this.name);
     const answer = (text: string, shown: Tool[]): ToolOutput => ({ text, outsideText: shown.some((tool) => tool.describedOutside) });
     const allNames = `All tools: ${tools.map((tool) => tool.name).join(', ')}.`;

@@ -42,6 +42,19 @@ const beginningOf = (word: string): string => [...word].reduceRight((rest, chara
 const prefixOf = (word: string): string => `${word[0]}${beginningOf(word.slice(1))}`;
 const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/**
+ * Brackets, angle brackets and fences of every call format the scanner reads become look-alikes
+ * that no parser matches: `[TOOL:x]` → `⟦TOOL:x]`, `<tool_call>` → `‹tool_call>`, and no three
+ * backticks stay together (a zero-width space after every two), so no fence opens. Every quantifier
+ * is bounded, so this is linear in the size of the result.
+ */
+export function neutralizeTags(text: string): string {
+  return text
+    .replace(/\[(?=\s{0,16}\/?\s{0,16}(?:tool|memory_update|end_tool)[\s:_\]])/gi, '⟦')
+    .replace(/<(?=\s{0,16}\/?\s{0,16}(?:tool_results?|tool_call|function))/gi, '‹')
+    .replace(/``(?=`)/g, '``\u200B');
+}
+
 // ---- Openings ----
 
 /** `[TOOL:name]`, `[MEMORY_UPDATE]`, and Mistral's `[TOOL_CALLS]` before a JSON list or object. */

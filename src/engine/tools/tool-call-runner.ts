@@ -5,14 +5,13 @@ import type { StoredToolCall, ToolCallStore } from '../../storage/tool-call-stor
 import type { ApprovalDesk } from './approvals.js';
 import type { ScannedTag } from './tool-call-scanner.js';
 import { maximumParamsLength } from './tool-params.js';
-import { ToolError, type Tool, type ToolImage, type TurnState } from './tool.js';
+import { ToolError, wordsFor, type Tool, type ToolImage, type TurnState } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { cutResult, type ToolOutcome } from './tool-results.js';
 
 export interface ToolCallRunnerDependencies {
+  /** Finds the tool of each call: by its name, or by the tag of its own it was called with. */
   registry: ToolRegistry;
-  /** Runs [MEMORY_UPDATE] tags: a tool like the others, just not called by name. */
-  memoryUpdateTool: Tool;
   toolCalls: ToolCallStore;
   /** Where a chat keeps that an MCP tool's description reached its model (no result records that). */
   conversations: Pick<ConversationStore, 'hasOutsideText' | 'markOutsideText'>;
@@ -24,7 +23,7 @@ export interface ToolCallRunnerDependencies {
 export interface RoundContext {
   /** Results it has seen (from squeezeResults): a call copied from one is refused. */
   seenResults: string;
-  /** Outside text reached the model (an email, an MCP tool's description...): memory updates need approval. */
+  /** Outside text reached the model (an email, a server's tool description...): tools that act on it may ask first. */
   outsideTextSeen: boolean;
 }
 
@@ -56,7 +55,7 @@ export interface RoundRequest extends CallEvents {
 }
 
 export interface RoundResult {
-  /** The model should write again: a tool ran, or a memory update was refused and can be retried. */
+  /** The model should write again: a tool ran whose result it reads, or one whose success speaks for itself failed and can be retried. */
   anotherRound: boolean;
   /** An approval went unanswered: the reply ends here. */
   expired: boolean;
@@ -102,11 +101,13 @@ const minutes = (milliseconds: number) => {
 
 /** Runs the calls the model made: finds each tool, asks for approval where needed, times it, records it. */
 export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
-  const { registry, memoryUpdateTool, toolCalls, conversations, approvals, logger } = dependencies;
+  const { registry, toolCalls, conversations, approvals, logger } = dependencies;
 
   /** A result came from a tool that reads outside text (or from a tool no longer installed). */
-  const fromOutside = (call: StoredToolCall) =>
-    call.name !== memoryUpdateTool.name && finishedOutcome(call) !== undefined && registry.find(call.name)?.readsOutsideText !== false;
+  const fromOutside = (call: StoredToolCall) => finishedOutcome(call) !== undefined && registry.named(call.name)?.readsOutsideText !== false;
+
+  /** The tool a tag calls: by the name in it, or the one tool a tag of its own calls. */
+  const toolFor = (tag: ScannedTag): Tool | undefined => (tag.kind === 'tool' ? registry.find(tag.name) : registry.forTag(tag.kind));
 
   function finish(request: ToolCallRequest, toolCallId: number, outcome: ToolOutcome, startedAt: number, images: ToolImage[] = []): ToolCallResult {
     toolCalls.finish(toolCallId, outcome.status, outcome.result, Math.round(performance.now() - startedAt));
@@ -145,11 +146,11 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
   async function run(request: ToolCallRequest): Promise<ToolCallResult> {
     const startedAt = performance.now();
     const { tag } = request;
-    const tool = tag.kind === 'memory' ? memoryUpdateTool : registry.find(tag.name);
+    const tool = toolFor(tag);
     const name = tool?.name ?? tag.name.slice(0, 60);
     const copied = copiedFromResults(tag, request.context.seenResults);
     const need = copied || !tool || tag.tooLong ? undefined : await tool.approvalFor(tag.params, request.context);
-    const needsApproval = need !== undefined && need.ask && !(need.canAlwaysAllow && approvals.isAlwaysAllowed(name));
+    const needsApproval = need !== undefined && need.ask && !(tool!.canAlwaysAllow && approvals.isAlwaysAllowed(name));
     const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running', need?.preview ?? null);
     request.onAdded(record.id);
 
@@ -165,7 +166,7 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
       return finish(request, record.id, {
         name,
         status: 'failed',
-        result: `Not run: the ${tag.kind === 'memory' ? 'memory update' : 'call'} was longer than ${Math.round(maximumParamsLength / 1024)} KB. Send shorter params.`,
+        result: tag.kind === 'tool' ? `Not run: the call was longer than ${Math.round(maximumParamsLength / 1024)} KB. Send shorter params.` : `Not run: too long to ${wordsFor(name, tool).act}. Write less.`,
       }, startedAt);
     }
     if (!tool) {
@@ -211,7 +212,9 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
   async function runRound(request: RoundRequest): Promise<RoundResult> {
     // Every result the model has seen: a call copied out of one of them is refused.
     const context = contextOf(request.conversationId);
-    const result: RoundResult = { anotherRound: request.tags.some((tag) => tag.kind === 'tool'), expired: false, images: [] };
+    // A tool whose result the model reads (or a call to no tool, which it must hear about) makes another round.
+    const readsResult = (tag: ScannedTag) => toolFor(tag)?.resultGoesToHistory !== false;
+    const result: RoundResult = { anotherRound: request.tags.some(readsResult), expired: false, images: [] };
     for (const tag of request.tags) {
       // Each call (a looping model writes up to 64) records, renders and sends its card: in a
       // turn of its own, so other people's requests are answered between them.
@@ -219,8 +222,8 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
       if (request.signal.aborted) break;
       const outcome = await run({ ...request, tag, context });
       result.images.push(...outcome.images);
-      // A refused memory update goes back to the model so it can condense and retry.
-      if (tag.kind === 'memory' && outcome.status !== 'done') result.anotherRound = true;
+      // A refused call whose success would have spoken for itself goes back, so the model can retry.
+      if (outcome.status !== 'done') result.anotherRound = true;
       if (outcome.status === 'expired') {
         result.expired = true;
         break;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Tool, type ToolClass, type ToolServices } from './tool.js';
+import { Tool, type CallTag, type ToolClass, type ToolServices } from './tool.js';
 
 export const normalizeToolName = (name: string): string => name.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
@@ -35,7 +35,8 @@ export const describeTool = (tool: Tool, brief = false): string => {
 
 /**
  * Every tool the model can call: the classes in tools/ (fixed at start) and groups that come and
- * go while Hearth runs (each MCP server's tools), found by name however the model writes it.
+ * go while Hearth runs (each MCP server's tools), found by name however the model writes it; and
+ * the tools called with a tag of their own, found by their tag.
  */
 export class ToolRegistry {
   readonly #fixed = new Map<string, Tool>();
@@ -79,15 +80,33 @@ export class ToolRegistry {
     return undefined;
   }
 
-  /** Finds a tool however the model capitalised or spaced its name. */
+  /** A tool the model may call by name, however it capitalised or spaced the name. */
   find(name: string): Tool | undefined {
+    const tool = this.#lookup(normalizeToolName(name));
+    return tool?.calledWith === 'tool' ? tool : undefined;
+  }
+
+  /** Any tool by its name, a tagged one too: what a card or an approval asks about a recorded call. */
+  named(name: string): Tool | undefined {
     return this.#lookup(normalizeToolName(name));
   }
 
-  get all(): Tool[] {
+  /** The tool a tag of its own calls. */
+  forTag(tag: CallTag): Tool | undefined {
+    return this.#every().find((tool) => tool.calledWith === tag);
+  }
+
+  #every(): Tool[] {
     const tools = [...this.#fixed.values()];
     for (const group of this.#groups.values()) tools.push(...group.values());
-    return tools.sort((a, b) => a.name.localeCompare(b.name));
+    return tools;
+  }
+
+  /** The tools the model calls by name, by name. */
+  get all(): Tool[] {
+    return this.#every()
+      .filter((tool) => tool.calledWith === 'tool')
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   get names(): string[] {
@@ -149,7 +168,7 @@ export class ToolRegistry {
   }
 }
 
-/** Every default-exported Tool class in the folder, constructed with the services. */
+/** Every default-exported Tool class in the folder, each given the services it names (Tool.using). */
 export async function loadTools(folder: string, services: ToolServices): Promise<ToolRegistry> {
   const files = fs.existsSync(folder)
     ? fs

@@ -1,26 +1,14 @@
 /*
  * Tool results are data from outside (an email, a calendar): they go back to the model
- * fenced and labelled as data, with every tag in them defused so that neither the model nor
- * our parser can take them for a real call or memory update.
+ * fenced and labelled as data, with every tag in them defused (neutralizeTags) so that neither
+ * the model nor our parser can take them for a real call.
  */
+import { neutralizeTags } from './tool-call-formats.js';
 
 export interface ToolOutcome {
   name: string;
   status: 'done' | 'failed' | 'denied' | 'expired';
   result: string;
-}
-
-/**
- * Brackets, angle brackets and fences of every call format the scanner reads become look-alikes
- * that no parser matches: `[TOOL:x]` → `⟦TOOL:x]`, `<tool_call>` → `‹tool_call>`, and no three
- * backticks stay together (a zero-width space after every two), so no fence opens. Every quantifier
- * is bounded, so this is linear in the size of the result.
- */
-export function neutralizeTags(text: string): string {
-  return text
-    .replace(/\[(?=\s{0,16}\/?\s{0,16}(?:tool|memory_update|end_tool)[\s:_\]])/gi, '⟦')
-    .replace(/<(?=\s{0,16}\/?\s{0,16}(?:tool_results?|tool_call|function))/gi, '‹')
-    .replace(/``(?=`)/g, '``\u200B');
 }
 
 export function cutResult(text: string, maxCharacters: number): string {

@@ -1,21 +1,88 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config/config.js';
+import type { ScannedTag } from './tool-call-scanner.js';
 
-/**
- * What a tool may use. Built once at start and handed to every tool's constructor. A provider
- * adds its own services by declaration merging (`declare module '…/engine/tools/tool.js' {
- * interface ToolServices { … } }`, as providers/google does), so the engine names none of them.
- */
-export interface ToolServices {
+/** What every tool is given. */
+export interface CommonToolServices {
   config: Config;
   logger: FastifyBaseLogger;
   now: () => Date;
 }
 
-/** What the calls of one reply share. */
+/**
+ * Everything tools may use: the common services, and each provider's, added by the provider by
+ * declaration merging (`declare module '…/engine/tools/tool.js' { interface ToolServices { … } }`,
+ * as providers/google does), so the engine names none of them. Built once at start; a tool is
+ * given the common services and only the providers' it names (Tool.using).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- providers fill it in by declaration merging
+export interface ToolServices extends CommonToolServices {}
+
+/** A provider's service a tool can ask for by name ('google'). */
+export type ServiceName = Exclude<keyof ToolServices, keyof CommonToolServices>;
+
+/** What a tool that uses `Needs` is given. */
+export type ServicesFor<Needs extends ServiceName> = CommonToolServices & Pick<ToolServices, Needs>;
+
+/** The common services and the named ones, nothing else: a calculator is not handed Gmail. */
+export function servicesFor<Needs extends ServiceName>(needs: readonly Needs[], services: ServicesFor<Needs>, toolName = 'a tool'): ServicesFor<Needs> {
+  const given: CommonToolServices & Record<string, unknown> = { config: services.config, logger: services.logger, now: services.now };
+  for (const name of needs) {
+    const service = (services as Record<string, unknown>)[name];
+    if (service === undefined) throw new Error(`${toolName} needs the "${String(name)}" tool service, which nothing provided`);
+    given[name] = service;
+  }
+  return given as ServicesFor<Needs>;
+}
+
+/**
+ * One argument of a tool, as JSON Schema (the keywords tools use; an MCP server's schema may
+ * use any). The model's free-text params are still read as before; the schema says what they mean.
+ */
+export interface ParameterSchema {
+  type?: 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
+  description?: string;
+  enum?: readonly (string | number)[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  format?: string;
+  items?: ParameterSchema;
+  [keyword: string]: unknown;
+}
+
+/** A tool's arguments: a JSON Schema object, for native tool calls and argument checks. */
+export interface ToolParameters {
+  type: 'object';
+  properties: Record<string, ParameterSchema>;
+  required?: readonly string[];
+  additionalProperties?: boolean;
+  [keyword: string]: unknown;
+}
+
+/** How a call reads on its card: "Searching your email…", "Searched your email — 3 results", "Could not search your email". */
+export interface ToolWords {
+  /** While it runs (the card adds "…"): "Searching your email". */
+  doing: string;
+  /** Once it is done: "Searched your email". */
+  done: string;
+  /** After "Could not " and "Wants to ": "search your email". */
+  act: string;
+  /** Said on its approval card above the buttons, when why it asks is not plain from the headline. */
+  asks?: string;
+}
+
+/** A tool's own words, or words made from its name for one that has none or is no longer installed. */
+export function wordsFor(name: string, tool?: Pick<Tool, 'words'>): ToolWords {
+  return tool?.words ?? { doing: `Using ${name}`, done: `Used ${name}`, act: `use ${name}` };
+}
+
+/** How the model calls a tool: by name (`[TOOL:name]` and the other call formats), or with a tag of its own the scanner knows. */
+export type CallTag = ScannedTag['kind'];
+
+/** What the calls of one reply share; a provider adds what its tools keep per reply by declaration merging. */
 export interface TurnState {
-  /** The memory revision the model saw, moved on by its own writes. */
-  memoryRevision: string;
   /** The model can see pictures: tools may return them (ToolOutput.images). */
   vision: boolean;
 }
@@ -46,12 +113,10 @@ export interface ToolOutput {
   outsideText?: boolean;
 }
 
-/** Whether a call waits for the person, and what it would change (shown on the card). */
+/** Whether a call waits for the person, and what it would change (shown on the card as "+ "/"- " lines). */
 export interface ApprovalNeed {
   ask: boolean;
   preview?: string;
-  /** False where "Always allow" must not skip the question (memory updates after outside text). */
-  canAlwaysAllow: boolean;
 }
 
 /** What is known about the conversation when a call is about to run. */
@@ -71,15 +136,40 @@ export class ToolError extends Error {
 
 /**
  * A tool the model can call with [TOOL:name]params[/TOOL]. One class per file in tools/,
- * default-exported; the registry finds it at start.
+ * default-exported; the registry finds it at start. It says what it takes (parameters), how its
+ * calls read on a card (words, summarize) and when it asks first; the engine and the pages ask it.
  */
-export abstract class Tool {
+export abstract class Tool<Needs extends ServiceName = never> {
+  /** The providers' services it uses (set by Tool.using): it is given these and the common ones only. */
+  static readonly needs: readonly ServiceName[] = [];
+
+  /**
+   * A base class for a tool that uses providers' services:
+   * `class SearchEmailsTool extends Tool.using('google')` is given `this.services.google`.
+   */
+  static using<const Needs extends ServiceName>(...needs: Needs[]) {
+    abstract class ToolUsingServices extends Tool<Needs> {
+      static override readonly needs: readonly ServiceName[] = needs;
+    }
+    return ToolUsingServices;
+  }
+
   /** lower_snake_case, as the model writes it. */
   abstract readonly name: string;
   /** One or two sentences for the system prompt: what it does and when to use it. */
   abstract readonly description: string;
   /** Complete example calls, shown to the model. */
   abstract readonly examples: string[];
+  /**
+   * Its arguments as a JSON Schema object: names, types, which are required, what each means.
+   * By default one free-text argument, which is how params without names are read.
+   */
+  readonly parameters: ToolParameters = {
+    type: 'object',
+    properties: { text: { type: 'string', description: 'What the tool should work on, in plain words.' } },
+  };
+  /** How its calls read on a card; without them, made from its name ("Using x…", "Used x", "Could not use x"). */
+  readonly words?: ToolWords;
   /** How long one call may take before it is abandoned. */
   readonly timeoutMs: number = 15_000;
   /** Tools that change something outside Hearth ask the person first. */
@@ -99,16 +189,43 @@ export abstract class Tool {
   readonly source: string = 'Built-in';
   /** Results longer than this are cut, with a note saying so. */
   readonly maxResultCharacters: number = 4000;
+  /**
+   * How the model calls it: by name (the default), or with a tag of its own that the scanner
+   * reads. A tool called by a tag of its own is not listed to the model, not found by name and
+   * not on the tools page.
+   */
+  readonly calledWith: CallTag = 'tool';
+  /**
+   * False where "Always allow" must never skip its question: the card offers no box and an
+   * "always" sent anyway is ignored (a tool that asks because outside text may have steered the model).
+   */
+  readonly canAlwaysAllow: boolean = true;
+  /**
+   * The model reads its result and writes again (the default). False for a tool whose success
+   * speaks for itself: after it the reply goes on only if it failed, and its results are left
+   * out of the history later turns are shown.
+   */
+  readonly resultGoesToHistory: boolean = true;
 
-  constructor(protected readonly services: ToolServices) {}
+  protected readonly services: ServicesFor<Needs>;
+
+  constructor(services: ServicesFor<Needs>) {
+    // Only what the class named: whoever builds a tool hands it the whole set.
+    this.services = servicesFor(new.target.needs as readonly Needs[], services, new.target.name);
+  }
 
   /** Tools that act on the world ask first; a tool may decide per call and show what it would change. */
   async approvalFor(_params: string, _situation: CallSituation): Promise<ApprovalNeed> {
-    return { ask: this.actsOnWorld, canAlwaysAllow: true };
+    return { ask: this.actsOnWorld };
+  }
+
+  /** What a finished call found, in a few words from its result ("3 results", "6 * 7 = 42"); undefined when there is nothing to add. */
+  summarize(_result: string): string | undefined {
+    return undefined;
   }
 
   /** `params` is the raw text between the tags; parse it with parseToolParams. */
   abstract run(params: string, context: ToolRunContext): Promise<string | ToolOutput>;
 }
 
-export type ToolClass = new (services: ToolServices) => Tool;
+export type ToolClass = (new (services: ToolServices) => Tool) & { readonly needs: readonly ServiceName[] };

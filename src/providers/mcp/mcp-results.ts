@@ -4,7 +4,8 @@
  * characters go, tool and memory tags are defused, and the whole is cut at a cap with a note.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cutResult, neutralizeTags } from '../../engine/tools/tool-results.js';
+import { neutralizeTags } from '../../engine/tools/tool-call-formats.js';
+import { cutResult } from '../../engine/tools/tool-results.js';
 
 export interface McpImage {
   mimeType: string;

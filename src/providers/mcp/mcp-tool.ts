@@ -2,7 +2,7 @@
  * One MCP tool as a Hearth tool: the engine finds it by `<server>.<tool>`, asks before it acts
  * unless the server marks it read-only or mcp.json allows it, and gets back defused text.
  */
-import { Tool, ToolError, type ToolOutput, type ToolRunContext, type ToolServices } from '../../engine/tools/tool.js';
+import { Tool, ToolError, type ToolOutput, type ToolParameters, type ToolRunContext, type ToolServices } from '../../engine/tools/tool.js';
 import { McpArgumentReader, describeArguments, type InputSchema } from './mcp-arguments.js';
 import { describeCallToolResult, defuseServerText, type McpToolOutput } from './mcp-results.js';
 import { McpCallError, type McpProgress, type McpServerManager, type McpToolInfo } from './mcp-servers.js';
@@ -62,6 +62,8 @@ export class McpTool extends Tool {
   override readonly maxResultCharacters = mcpResultCharacters;
   override readonly source: string;
   override readonly describedOutside = true;
+  /** The server's own inputSchema: what its arguments are is the server's to say. */
+  override readonly parameters: ToolParameters;
 
   constructor(
     services: ToolServices,
@@ -75,8 +77,19 @@ export class McpTool extends Tool {
     // Argument names come from the server too: defused like its description.
     this.description = defuseServerText(`${about} Arguments: ${describeArguments(info.inputSchema)}`);
     this.examples = [exampleCall(info.name, info.inputSchema)];
+    // The server's JSON Schema as it sent it (ajv checks arguments against it); always an object.
+    this.parameters = { ...info.inputSchema, type: 'object', properties: isObject(info.inputSchema.properties) ? info.inputSchema.properties : {} } as ToolParameters;
     this.timeoutMs = info.timeoutMs;
     this.actsOnWorld = !(info.readOnly || info.allowedByConfig);
+  }
+
+  /**
+   * Only what Hearth can say itself: how many pictures came back. The rest of the result is the
+   * server's text, left under Details rather than in the headline.
+   */
+  override summarize(result: string): string | undefined {
+    const count = result.match(/^\[image: [^\]\n]*\]$/gm)?.length ?? 0;
+    return count === 0 ? undefined : `${count} picture${count === 1 ? '' : 's'}`;
   }
 
   /** Pictures go along only for a model that can see them; for the others the text says they were left out. */

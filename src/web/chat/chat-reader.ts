@@ -3,6 +3,7 @@ import type { ConversationStore, StoredMessage } from '../../storage/conversatio
 import type { ToolCallStore } from '../../storage/tool-call-store.js';
 import { toMessageView, toToolCallView, type ChatView, type MessageView } from './chat-view.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
+import type { ToolRegistry } from '../../engine/tools/tool-registry.js';
 
 export interface ChatReaderDependencies {
   store: Pick<ConversationStore, 'getMessage' | 'listMessagesAfter' | 'listMessagesFrom' | 'listMessagesPage' | 'versionsOfMessages'>;
@@ -10,6 +11,8 @@ export interface ChatReaderDependencies {
   hub: ReplyHub;
   view: ChatView;
   attachments: Pick<AttachmentStore, 'listForMessages'>;
+  /** The tools, by name: each card is worded by its tool. */
+  tools: Pick<ToolRegistry, 'named'>;
 }
 
 /** Messages a chat opens with, and how many each scroll to the top adds above them. */
@@ -42,7 +45,8 @@ export interface CatchUpItem {
  * tool calls into views and HTML, for the page routes and the socket alike.
  */
 export function createChatReader(dependencies: ChatReaderDependencies) {
-  const { store, toolCalls, hub, view, attachments } = dependencies;
+  const { store, toolCalls, hub, view, attachments, tools } = dependencies;
+  const toolByName = (name: string) => tools.named(name);
 
   /**
    * Stored messages with the live text of the reply writing into one of them, if any, their tool
@@ -56,7 +60,7 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
     const versionsById = store.versionsOfMessages(messages);
     const live = messages[0] && hub.active(messages[0].conversationId);
     return messages.map((message) => {
-      const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id));
+      const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id), toolByName);
       const versions = versionsById.get(message.id);
       if (versions && versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
       return view;
@@ -126,7 +130,7 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
 
   function toolCardHtml(toolCallId: number): string | undefined {
     const call = toolCalls.get(toolCallId);
-    return call && view.toolCard(toToolCallView(call));
+    return call && view.toolCard(toToolCallView(call, toolByName(call.name)));
   }
 
   /**

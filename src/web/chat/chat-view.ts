@@ -4,7 +4,8 @@ import { markdownRendererVersion } from '../../engine/markdown/markdown-renderer
 import { escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../../storage/tool-call-store.js';
-import { describeToolCall } from './tool-call-words.js';
+import type { Tool } from '../../engine/tools/tool.js';
+import { describeToolCall } from './tool-card-headline.js';
 import type { StoredAttachment } from '../../storage/attachment-store.js';
 import { plainNotice, readStoredError, type ErrorNotice } from '../../replies/error-notice.js';
 
@@ -61,17 +62,23 @@ export interface ToolCallView {
   duration: string;
   /** What the call would change, as "+ "/"- " lines (a memory update's diff), while it waits and after. */
   changeLines: { kind: 'added' | 'removed' | 'kept'; text: string }[];
-  /** "Always allow" makes no sense for memory updates: their approval exists because outside text was read. */
+  /** The tool's own reason for asking, said above the buttons ('' when the headline says enough). */
+  approvalQuestion: string;
+  /** False for a tool that must always ask: the card offers no "Always allow". */
   canAlwaysAllow: boolean;
 }
 
-export function toToolCallView(call: StoredToolCall): ToolCallView {
+/** Finds the tool that made a recorded call, by its name (undefined when it is no longer installed). */
+export type ToolByName = (name: string) => Tool | undefined;
+
+/** A call as its card shows it, in the words of its tool. */
+export function toToolCallView(call: StoredToolCall, tool: Tool | undefined): ToolCallView {
   return {
     id: call.id,
     name: call.name,
     params: call.params,
     status: call.status,
-    summary: describeToolCall(call),
+    summary: describeToolCall(call, tool),
     result: call.status === 'running' ? '' : call.result,
     progress: call.status === 'running' ? call.result : '',
     long: call.result.length > 280 || call.result.split('\n').length > 6,
@@ -81,7 +88,8 @@ export function toToolCallView(call: StoredToolCall): ToolCallView {
       .split('\n')
       .filter((line) => line.length > 0)
       .map((line) => ({ kind: line.startsWith('+ ') ? 'added' : line.startsWith('- ') ? 'removed' : 'kept', text: line })),
-    canAlwaysAllow: call.name !== 'memory_update',
+    approvalQuestion: tool?.words?.asks ?? '',
+    canAlwaysAllow: tool?.canAlwaysAllow ?? true,
   };
 }
 
@@ -115,7 +123,13 @@ function storedHtml(message: StoredMessage, content: string): string {
 /** Longest text rendered on the main thread (a few ms whatever its shape). */
 const directRenderLimit = 4096;
 
-export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls: StoredToolCall[] = [], photos: StoredAttachment[] = []): MessageView {
+export function toMessageView(
+  message: StoredMessage,
+  live?: LiveText,
+  toolCalls: StoredToolCall[] = [],
+  photos: StoredAttachment[] = [],
+  toolByName: ToolByName = () => undefined,
+): MessageView {
   const content = live?.content ?? message.content;
   const thinking = live?.thinking ?? message.thinking;
   const streaming = message.status === 'streaming';
@@ -129,7 +143,7 @@ export function toMessageView(message: StoredMessage, live?: LiveText, toolCalls
     streaming,
     hasContent: content.length > 0,
     error: message.error ? readStoredError(message.error) : null,
-    toolCalls: toolCalls.map(toToolCallView),
+    toolCalls: toolCalls.map((call) => toToolCallView(call, toolByName(call.name))),
     createdAt: message.createdAt,
     photos: photos.map(toPhotoView),
   };

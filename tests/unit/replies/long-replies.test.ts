@@ -20,6 +20,7 @@ import { createToolCallStore } from '../../../src/storage/tool-call-store.js';
 import { ApprovalDesk } from '../../../src/engine/tools/approvals.js';
 import { createToolCallRunner, type ToolCallRunner } from '../../../src/engine/tools/tool-call-runner.js';
 import { maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../../../src/engine/tools/tool-call-scanner.js';
+import { ToolRegistry } from '../../../src/engine/tools/tool-registry.js';
 import { createTestRegistry, testToolServices } from '../../support/test-tools.js';
 
 const chunkCharacters = 64;
@@ -88,7 +89,7 @@ function buildRunner(t: TestContext, model: ChatModel) {
     logger: pino({ level: 'silent' }),
     maxToolRounds: 10,
     buildSystemPrompt: async () => ({ content: 'You are a test.', outsideText: false }),
-    isKnownTool: () => false,
+    tools: new ToolRegistry([]),
     markdown: { version: 1, render: async () => '<p>rendered</p>' },
     // A save after every chunk: the most a streaming reply can ask of the database.
     saveIntervalMs: 0,
@@ -161,7 +162,6 @@ test('a round of 64 calls (a looping model) lets other requests in between its c
   const services = testToolServices();
   const runner = createToolCallRunner({
     registry: createTestRegistry(services).registry,
-    memoryUpdateTool: createTestRegistry(services).registry.find('calculator')!,
     toolCalls,
     conversations: createConversationStore(database),
     approvals: new ApprovalDesk(createSettingsStore(database)),

@@ -33,8 +33,11 @@ test('search: short lines with id, date, sender and subject; no results said pla
   const found = await harness.run(search, 'from:school newer_than:7d');
   assert.equal(found, ['1 message for "from:school newer_than:7d", newest first:', '18c2f0a1b2c3d4e5 | Fri 20 Nov 2026 08:15 | School Office <office@school.example> | Trip on Friday (unread)'].join('\n'));
   assert.equal(harness.standin.gmailQueries.at(-1), 'from:school newer_than:7d', 'the Gmail query went through as written');
+  assert.equal(search.summarize(found), '1 result', 'its card counts what it found');
 
-  assert.equal(await harness.run(search, 'from:nobody@nowhere.example'), 'No messages match "from:nobody@nowhere.example".');
+  const none = await harness.run(search, 'from:nobody@nowhere.example');
+  assert.equal(none, 'No messages match "from:nobody@nowhere.example".');
+  assert.equal(search.summarize(none), 'no results');
 
   const all = await harness.run(search, '{"query": "", "max": 2}');
   assert.match(all, /^2 messages for "in:inbox", newest first: More match: narrow the query to see others\.\n18c2f0a1b2c3d4e5 \|.*\n18c2f0a1b2c3d4e6 \| Thu 19 Nov 2026 11:00 \| Garden News/);
@@ -48,7 +51,11 @@ test('search with several accounts: a prefix in either form picks one, an unknow
   const both = await harness.run(search, 'subject:trip');
   assert.match(both, /in sam@example\.com[\s\S]*in work@example\.org/, 'no prefix: every account is searched, each labelled');
   await rejectsWith(harness.run(search, 'boss@example.net: hello'), /"boss@example\.net" is not an authorized account\. Authorized accounts: sam@example\.com, work@example\.org\./);
-  assert.match(await harness.run(harness.tool(ListEmailAccountsTool), ''), /- sam@example\.com\n- work@example\.org/);
+  const accounts = harness.tool(ListEmailAccountsTool);
+  const listed = await harness.run(accounts, '');
+  assert.match(listed, /- sam@example\.com\n- work@example\.org/);
+  assert.equal(accounts.summarize(listed), '2 accounts');
+  assert.equal(search.summarize(both), '1 result', 'the card adds up every account\'s results');
 });
 
 test('read: plain part preferred, HTML-only turned into clean text, other charsets decoded, attachments named', async (t) => {
@@ -58,6 +65,7 @@ test('read: plain part preferred, HTML-only turned into clean text, other charse
   const trip = await harness.run(read, '18c2f0a1b2c3d4e5');
   assert.match(trip, /^Account: sam@example\.com\nId: 18c2f0a1b2c3d4e5\nDate: Fri 20 Nov 2026 08:15\nFrom: School Office <office@school\.example>\nTo: sam@example\.com\nSubject: Trip on Friday\n\nDear parents,\n\nThe class trip is on Friday\./);
   assert.doesNotMatch(trip, /<p>|<b>/, 'the plain part, not the HTML one');
+  assert.equal(read.summarize(trip), '“Trip on Friday”', 'its card names the email');
 
   const garden = await harness.run(read, 'id: 18c2f0a1b2c3d4e6');
   assert.match(garden, /\n\nWinter tips\n\nCover your roses & water less\.\nMulch <now>\.\n\n- Tulips\n- Garlic\n\nRead more tips \(https:\/\/garden\.example\/tips\) — été ☺$/);
@@ -144,6 +152,7 @@ test('a new draft and a threaded reply: Re: subject, threadId, In-Reply-To and R
 
   const created = await harness.run(draft, 'to: Anna <anna@example.com>\nsubject: Saturday\nbody: Hi Anna,\nNote: bring boots.\nSam');
   assert.match(created, /^Draft saved in sam@example\.com \(draft id r-draft-1\); it was NOT sent\. To: Anna <anna@example\.com> \| Subject: Saturday\./);
+  assert.equal(draft.summarize(created), 'to Anna <anna@example.com>, not sent');
   const [fresh] = harness.standin.drafts;
   assert.equal(fresh!.threadId, undefined);
   assert.equal(fresh!.headers.to, 'Anna <anna@example.com>');
@@ -185,7 +194,12 @@ test('calendar: events of a day or range in the local zone, all-day and cancelle
   );
   assert.match(await harness.run(events, 'sunday'), /Sun 29 Nov 2026 .*\nNo events\.$/);
 
-  const free = await harness.run(harness.tool(FindFreeTimeTool), 'next 3 days for 1h between 9:00 and 18:00');
+  assert.equal(events.summarize(await harness.run(events, 'from: 2026-11-24\nto: 2026-11-25')), '2 events', 'its card counts the events');
+  assert.equal(events.summarize(await harness.run(events, 'sunday')), 'no events');
+
+  const freeTime = harness.tool(FindFreeTimeTool);
+  const free = await harness.run(freeTime, 'next 3 days for 1h between 9:00 and 18:00');
+  assert.equal(freeTime.summarize(free), '5 free slots', 'its card counts the free slots');
   assert.equal(
     free,
     [

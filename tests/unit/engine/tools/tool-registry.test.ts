@@ -1,9 +1,14 @@
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FindToolsTool } from '../../../../src/engine/tools/find-tools-tool.js';
 import { Tool } from '../../../../src/engine/tools/tool.js';
-import { ToolRegistry, defaultToolPromptBudgetTokens } from '../../../../src/engine/tools/tool-registry.js';
+import { ToolRegistry, defaultToolPromptBudgetTokens, loadTools } from '../../../../src/engine/tools/tool-registry.js';
+import { projectRoot } from '../../../../src/config/project-root.js';
 import { createTestRegistry, testToolServices } from '../../../support/test-tools.js';
+
+/** The tools/ folder the server loads. */
+const toolsFolder = path.join(projectRoot, 'tools');
 
 const services = testToolServices();
 const tokens = (text: string) => Math.ceil(text.length / 3.5);
@@ -77,4 +82,54 @@ test('a group of tools can be replaced or removed, and a clashing name is refuse
   assert.notEqual(registry.find('calculator')?.description, 'An impostor.');
   registry.replaceGroup('files', []);
   assert.equal(registry.find('files.read'), undefined);
+});
+
+/** What a tool was given, read from outside for the test (it is protected). */
+const givenTo = (tool: Tool) => Object.keys((tool as unknown as { services: object }).services).sort();
+
+test('a tool is given only the services it names: the calculator gets no Gmail, the Gmail tools do', async () => {
+  const registry = await loadTools(toolsFolder, services);
+  const given = Object.fromEntries(registry.all.map((tool) => [tool.name, givenTo(tool)]));
+  const common = ['config', 'logger', 'now'];
+  assert.deepEqual(given.calculator, common);
+  assert.deepEqual(given.current_time, common);
+  for (const name of ['search_emails', 'read_email', 'create_draft', 'list_email_accounts', 'list_events', 'find_free_time']) {
+    assert.deepEqual(given[name], [...common, 'google'].sort(), name);
+  }
+  // However it is built: a class handed everything keeps what it named.
+  assert.deepEqual(givenTo(new FindToolsTool(services, registry)), common);
+});
+
+test('a tool that names a service nobody provided says so when it is built', () => {
+  class NeedsGoogle extends Tool.using('google') {
+    readonly name = 'needs_google';
+    readonly description = 'Needs Google.';
+    readonly examples = [];
+    async run(): Promise<string> {
+      return this.services.google.timeZone;
+    }
+  }
+  const { google: _google, ...withoutGoogle } = services;
+  assert.throws(() => new NeedsGoogle(withoutGoogle as typeof services), /NeedsGoogle needs the "google" tool service, which nothing provided/);
+  assert.deepEqual(givenTo(new NeedsGoogle(services)), ['config', 'google', 'logger', 'now']);
+});
+
+test('a tool called with a tag of its own is found by that tag and by name for its cards, never offered by name', () => {
+  class TaggedTool extends Tool {
+    readonly name = 'tagged_tool';
+    readonly description = 'Called with its own tag.';
+    readonly examples = [];
+    override readonly calledWith = 'memory';
+    async run(): Promise<string> {
+      return 'ok';
+    }
+  }
+  const { registry } = createTestRegistry(services);
+  const tagged = new TaggedTool(services);
+  registry.add(tagged);
+  assert.equal(registry.forTag('memory'), tagged);
+  assert.equal(registry.named('Tagged Tool'), tagged, 'a card finds its words');
+  assert.equal(registry.find('tagged_tool'), undefined, '[TOOL:tagged_tool] is no call');
+  assert.ok(!registry.names.includes('tagged_tool'));
+  assert.doesNotMatch(registry.describe(), /tagged_tool/, 'not listed to the model');
 });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { maximumTagsPerReply, scanToolCalls, ToolCallScanner } from '../../../../src/engine/tools/tool-call-scanner.js';
 import { maximumParamsLength, parseToolParams } from '../../../../src/engine/tools/tool-params.js';
-import { formatToolResults, neutralizeTags } from '../../../../src/engine/tools/tool-results.js';
+import { neutralizeTags } from '../../../../src/engine/tools/tool-call-formats.js';
+import { formatToolResults } from '../../../../src/engine/tools/tool-results.js';
 import { evaluateArithmetic } from '../../../../tools/calculator.js';
 
 const call = (name: string, params: string, unclosed = false) => ({ kind: 'tool', name, params, unclosed });

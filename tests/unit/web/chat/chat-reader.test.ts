@@ -13,6 +13,7 @@ import { createAttachmentStore } from '../../../../src/storage/attachment-store.
 import { createConversationStore } from '../../../../src/storage/conversation-store.js';
 import { openDatabase } from '../../../../src/storage/database.js';
 import { createToolCallStore } from '../../../../src/storage/tool-call-store.js';
+import { ToolRegistry } from '../../../../src/engine/tools/tool-registry.js';
 import { addNumberedLines } from '../../../support/numbered-lines.js';
 
 test('reader: a page shows every message\'s versions from one read, not one per message', async (t) => {
@@ -39,6 +40,7 @@ test('reader: a page shows every message\'s versions from one read, not one per 
     hub: new ReplyHub(),
     view: createChatView(createTemplates(projectRoot)),
     attachments: createAttachmentStore(database),
+    tools: new ToolRegistry([]),
   });
   const page = reader.messagePage(id);
   assert.equal(page.messages.length, 40);
