@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import ts from 'typescript';
 import { checkLayers, findCycles, readCodeGraph, readSourceFacts, type LayerRules } from './support/import-graph.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -118,4 +119,51 @@ test('pages and the socket change chats only through the chat service: no file i
     }
   }
   assert.deepEqual(calls, [], 'these belong in src/replies/chat-service.ts');
+});
+
+/** Provider words an engine name must not contain: the engine serves every provider alike. */
+const providerWords = /google|gmail|calendar|mcp|memory_?update/i;
+/** The tag format the scanner reads is the one place the engine may spell the memory tool's tag. */
+const tagFormatFile = 'src/engine/tools/tool-call-formats.ts';
+
+/**
+ * Every identifier in `text` that names a provider, and every string that names the memory
+ * tool (comments and regular expressions are not names). One line per finding.
+ */
+function providerNamesIn(file: string, text: string): string[] {
+  const found: string[] = [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const visit = (node: ts.Node): void => {
+    const where = () => `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+    if ((ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) && providerWords.test(node.text)) found.push(`${where()}: ${node.text}`);
+    if ((ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) && /memory_?update/i.test(node.text) && file !== tagFormatFile) found.push(`${where()}: '${node.text}'`);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('the engine names no provider: no name in src/engine says google, gmail, calendar, mcp or memory_update', () => {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(path.join(root, 'src', 'engine'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    found.push(...providerNamesIn(path.relative(root, file), fs.readFileSync(file, 'utf8')));
+  }
+  assert.deepEqual(found, [], 'a provider adds itself (ToolServices, TurnState, a Tool hook); the engine does not name it');
+
+  // The check sees names, not comments or patterns.
+  const snippet = [
+    '// Gmail and MCP in a comment are fine',
+    'const pattern = /memory_update/;',
+    'const memoryUpdateTool = services.google;',
+    "if (call.name !== 'memory_update') run();",
+    'class X { #mcpServers = 1; }',
+  ].join('\n');
+  assert.deepEqual(providerNamesIn('src/engine/tools/x.ts', snippet), [
+    'src/engine/tools/x.ts:3: memoryUpdateTool',
+    'src/engine/tools/x.ts:3: google',
+    "src/engine/tools/x.ts:4: 'memory_update'",
+    'src/engine/tools/x.ts:5: #mcpServers',
+  ]);
 });
