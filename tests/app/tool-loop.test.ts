@@ -42,6 +42,7 @@ test('multi-round: the tool runs, its result goes back as data, and the model an
   const cardMessages = socket.messages.filter((message) => String(message.content).includes('class="tool-call-card'));
   assert.ok(cardMessages.some((message) => message.target === '#message-2-tools'), 'the card was added live');
   assert.ok(cardMessages.some((message) => String(message.content).includes('data-status="done"')), 'and updated when done');
+  assert.ok(cardMessages.some((message) => String(message.content).includes('Used the calculator — 6 * 7 = 42')), 'in the tool\'s own words, with what it found');
   for (const message of socket.messages) assert.doesNotMatch(String(message.content ?? ''), /\[TOOL:/, 'no raw tag reaches the page');
 });
 
@@ -290,6 +291,7 @@ test('after outside text is read, a memory update waits for approval and shows t
   assert.match(html, /class="tool-call-change-removed">- - lives in Leeds</);
   assert.match(html, /class="tool-call-change-kept">  - likes tea</);
   assert.doesNotMatch(html, /Always allow/, 'memory updates cannot be always allowed');
+  assert.match(html, /class="tool-approval-question">Outside text \(an email, a calendar or another tool.{1,6}s result\) is in this chat\. Save this change to your memory\?</, 'the card says why it asks');
   assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes tea\n- lives in Leeds\n', 'nothing written before the answer');
 
   const memoryCall = toolCalls.listForConversation(1).find((call) => call.name === 'memory_update')!;
