@@ -351,7 +351,7 @@ test('tool cards say what happened in words, with the details one tap away', asy
   await send(page, 'What is 17% of 2,340? Then send a note.');
   const calculator = page.locator('.tool-call-card[data-tool="calculator"][data-status="done"]');
   await calculator.waitFor();
-  assert.equal(await calculator.locator('.tool-call-summary').innerText(), 'Used the calculator');
+  assert.equal(await calculator.locator('.tool-call-summary').innerText(), 'Used the calculator — 0.17 * 2340 = 397.8');
   const approval = page.locator('.tool-call-card[data-tool="send_note"][data-status="awaiting-approval"]');
   await approval.waitFor();
   assert.equal(await approval.locator('.tool-call-summary').innerText(), 'Wants to use send_note — allow?');

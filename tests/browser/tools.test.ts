@@ -33,7 +33,7 @@ test('tool calls show as cards, live and after a reload, with no raw tags', asyn
   await page.locator('.tool-call-card[data-tool="calculator"][data-status="done"]').waitFor();
   await waitFor(page, () => document.querySelectorAll('.chat-message-assistant').length === 2);
   assert.equal(await waitForReplyEnd(page), 'complete');
-  assert.equal(await page.locator('.tool-call-card .tool-call-summary').innerText(), 'Used the calculator');
+  assert.equal(await page.locator('.tool-call-card .tool-call-summary').innerText(), 'Used the calculator — 6 * 7 = 42');
   // The tool's name, input and result are one tap away.
   await page.locator('.tool-call-card .tool-call-details > summary').click();
   const live = await page.locator('.tool-call-card').innerText();
