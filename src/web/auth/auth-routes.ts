@@ -75,7 +75,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   // no longer "clean", so many parallel guesses from one place cannot crowd out the owner.
   const pendingByKey = new Map<string, number>();
 
-  const nextField = text('page to go to after logging in');
+  const nextField = text('next page');
 
   app.get<{ Querystring: { next?: string } }>('/login', { onRequest: preventCaching, schema: { querystring: fields({ next: nextField }) } }, async (request, reply) => {
     if (isAuthenticated(request)) return reply.redirect(safeNext(request.query.next));
