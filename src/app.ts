@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import compress from '@fastify/compress';
 import formBody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { projectRoot } from './config/project-root.js';
 import type { Services } from './services.js';
 import { isAuthenticated, requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './web/auth/auth-guard.js';
@@ -12,9 +12,11 @@ import { registerExportRoutes } from './web/chat/export-routes.js';
 import { registerSendRoutes } from './web/chat/send-routes.js';
 import { registerTitleRoutes } from './web/chat/title-routes.js';
 import { registerAppInstallRoutes } from './web/http/app-install-routes.js';
+import { registerCsrfCheck } from './web/http/csrf-check.js';
 import { registerErrorHandlers } from './web/http/error-handlers.js';
 import { capConnectionsPerAddress, fastifyTimeouts, listenerLimits, type ListenerLimits } from './web/http/listener-limits.js';
 import { registerProxyNotice } from './web/http/proxy-notice.js';
+import { requestValidation } from './web/http/request-schemas.js';
 import { registerSecurityHeaders } from './web/http/security-headers.js';
 import { registerSessions } from './web/http/sessions.js';
 import { registerSocketsWithShutdown } from './web/http/shutdown.js';
@@ -32,6 +34,10 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** Time-outs and the per-address connection cap of every listener; tests lower them. */
   listenerLimits?: Partial<ListenerLimits>;
+  /** Told of every route as it is registered (the route table test walks them). */
+  onRoute?: (route: RouteOptions) => void;
+  /** Routes added to the logged-in scope after Hearth's own; tests use it to show a new route gets the scope's checks unasked. */
+  moreLoggedInRoutes?: (scope: FastifyInstance) => void;
 }
 
 export type HearthApp = FastifyInstance & { localTls?: LocalTlsService };
@@ -59,10 +65,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     bodyLimit: anonymousBodyLimit,
     requestTimeout: timeouts.requestTimeout,
     http: timeouts.http,
+    // Route schemas: ids are whole numbers, and a refusal names the field and the rule.
+    ...requestValidation,
     ...(https ? { https: { cert: fs.readFileSync(config.tlsCert!), key: fs.readFileSync(config.tlsKey!), ...timeouts.tls } } : {}),
     ...(localTls ? { https: { cert: localTls.current().certificatePem, key: localTls.current().privateKeyPem, ...timeouts.tls } } : {}),
   } as FastifyServerOptions) as unknown as FastifyInstance;
   capConnectionsPerAddress(app.server, limits);
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   await registerSecurityHeaders(app, { https: https || Boolean(localTls) || Boolean(config.trustProxy) });
   // After the security headers, before sessions are read or bodies parsed: a change from another
@@ -106,6 +115,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
+    // Every POST, PUT, PATCH and DELETE in here needs the session's CSRF token; routes need not ask.
+    registerCsrfCheck(authenticated);
     const { store, hub, chatModel, chatService, view, reader, visionModels, toolCalls, attachments } = services;
     registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
@@ -118,6 +129,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       socketScope.addHook('preHandler', requireSameOriginSocket);
       registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets: services.sessionSockets });
     });
+    options.moreLoggedInRoutes?.(authenticated);
   });
 
   app.addHook('onClose', () => services.close());

@@ -168,13 +168,17 @@ test('a chat opened at a message far back shows a window around it, with loaders
   assert.deepEqual(messageIdsIn(recent.body).slice(-1), [ids[299]]);
   assert.equal(loaderUrlIn(recent.body, 'load-later'), undefined);
 
-  // Another chat's message id (or nonsense) opens this chat at its newest page.
+  // Another chat's message id opens this chat at its newest page.
   const other = seedConversation(harness, 3);
-  for (const at of [String(other.ids[1]), 'abc', '-4']) {
-    const fallback = await harness.app.inject({ method: 'GET', url: `/c/${conversation.id}?at=${at}`, headers: { cookie } });
-    assert.equal(fallback.statusCode, 200);
-    assert.deepEqual(messageIdsIn(fallback.body), ids.slice(-messagePageSize));
-    assert.ok(!fallback.body.includes('data-highlight'));
+  const fallback = await harness.app.inject({ method: 'GET', url: `/c/${conversation.id}?at=${other.ids[1]}`, headers: { cookie } });
+  assert.equal(fallback.statusCode, 200);
+  assert.deepEqual(messageIdsIn(fallback.body), ids.slice(-messagePageSize));
+  assert.ok(!fallback.body.includes('data-highlight'));
+  // Nonsense is not a message id: a page that says so, not a guess.
+  for (const at of ['abc', '-4']) {
+    const refused = await harness.app.inject({ method: 'GET', url: `/c/${conversation.id}?at=${at}`, headers: { cookie, accept: 'text/html' } });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /The message id in the address must be a whole number from 1 to 9007199254740991\./);
   }
   const bad = await harness.app.inject({ method: 'GET', url: `/c/${conversation.id}/messages?after=x`, headers: { cookie } });
   assert.equal(bad.statusCode, 400);

@@ -65,7 +65,7 @@ test('a conversation exports as JSON with the same messages and tool calls', asy
   });
 });
 
-test('export needs a login, answers 404 for a missing conversation, and the chat page links to both formats', async (t) => {
+test('export needs a login, answers 404 for a missing conversation and 400 for a bad id, and the chat page links to both formats', async (t) => {
   const { app, login, conversation } = await conversationWithToolCall(t);
   for (const format of ['md', 'json']) {
     const anonymous = await app.inject({ url: `/c/${conversation.id}/export.${format}` });
@@ -74,7 +74,9 @@ test('export needs a login, answers 404 for a missing conversation, and the chat
   }
   const cookie = await login();
   assert.equal((await app.inject({ url: '/c/999/export.md', headers: { cookie } })).statusCode, 404);
-  assert.equal((await app.inject({ url: '/c/abc/export.json', headers: { cookie } })).statusCode, 404);
+  const notAnId = await app.inject({ url: '/c/abc/export.json', headers: { cookie } });
+  assert.equal(notAnId.statusCode, 400);
+  assert.match(notAnId.json().error, /conversation id in the address must be a whole number/);
   const page = await app.inject({ url: `/c/${conversation.id}`, headers: { cookie } });
   assert.match(page.body, new RegExp(`id="export-markdown"[^>]*href="/c/${conversation.id}/export\\.md" download`));
   assert.match(page.body, new RegExp(`id="export-json"[^>]*href="/c/${conversation.id}/export\\.json" download`));

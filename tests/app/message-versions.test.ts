@@ -204,7 +204,7 @@ test('socket: nothing reshapes the thread while a reply streams, and bad command
   socket.send({ type: 'version', messageId: 999, direction: 'later' });
   await socket.waitFor((message) => String(message.content).includes('That message no longer exists'));
   socket.send({ type: 'version', messageId: 1, direction: 'sideways' });
-  await socket.waitFor((message) => String(message.content).includes('did not say which version'));
+  await socket.waitFor((message) => String(message.content).includes('The version to show in the request must be earlier or later.'));
   assert.equal(standin.requests.length, 1, 'no refused command reached the model');
   assert.deepEqual(contents(store.listMessages(1)), ['Count', 'one two three four five six']);
 });
@@ -299,7 +299,10 @@ test('Copy reads a reply\'s Markdown from /messages/:id/markdown, for a logged-i
   assert.equal(response.body, markdown, 'the Markdown exactly as written');
   assert.match(String(response.headers['content-type']), /^text\/markdown; charset=utf-8/);
   assert.equal(response.headers['x-content-type-options'], 'nosniff', 'never sniffed into HTML');
-  for (const url of ['/messages/999/markdown', '/messages/abc/markdown', '/messages/-1/markdown']) {
-    assert.equal((await harness.app.inject({ method: 'GET', url, headers: { cookie } })).statusCode, 404, url);
+  assert.equal((await harness.app.inject({ method: 'GET', url: '/messages/999/markdown', headers: { cookie } })).statusCode, 404);
+  for (const url of ['/messages/abc/markdown', '/messages/-1/markdown']) {
+    const refused = await harness.app.inject({ method: 'GET', url, headers: { cookie } });
+    assert.equal(refused.statusCode, 400, url);
+    assert.match(refused.body, /message id in the address must be a whole number/, url);
   }
 });

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fields, text } from '../http/request-schemas.js';
 import { verifyPassword } from './password.js';
 import { isAuthenticated } from './auth-guard.js';
 import { rememberDevice, trustedDevice } from './device-cookie.js';
@@ -26,8 +27,8 @@ const maxPasswordLength = 1024;
  * ASCII are percent-encoded: a Location header may only carry Latin-1, and anything else used to
  * throw after a successful login.
  */
-export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || !/^\/(?![/\\])[^\s]*$/.test(next) || next.startsWith('/login')) return '/';
+export function safeNext(next: string | undefined): string {
+  if (next === undefined || !/^\/(?![/\\])[^\s]*$/.test(next) || next.startsWith('/login')) return '/';
   try {
     return next.replace(/[^\x21-\x7e]+/gu, (characters) => encodeURIComponent(characters));
   } catch {
@@ -74,18 +75,23 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
   // no longer "clean", so many parallel guesses from one place cannot crowd out the owner.
   const pendingByKey = new Map<string, number>();
 
-  app.get<{ Querystring: { next?: string } }>('/login', { onRequest: preventCaching }, async (request, reply) => {
+  const nextField = text('next page');
+
+  app.get<{ Querystring: { next?: string } }>('/login', { onRequest: preventCaching, schema: { querystring: fields({ next: nextField }) } }, async (request, reply) => {
     if (isAuthenticated(request)) return reply.redirect(safeNext(request.query.next));
     return reply.view('login', { csrfToken: loginFormToken(request, reply), next: safeNext(request.query.next) });
   });
 
-  app.post<{ Body: { password?: string; next?: string } }>(
+  // The password's length is checked as an attempt (it counts against the budgets), not here.
+  const loginForm = fields({ password: text('password', { default: '' }), next: nextField });
+  app.post<{ Body: { password: string; next?: string } }>(
     '/login',
-    { bodyLimit: loginBodyLimit, onRequest: preventCaching, preHandler: app.csrfProtection },
+    // This route's own CSRF check: the logged-in scope's hook does not reach it.
+    { bodyLimit: loginBodyLimit, onRequest: preventCaching, preHandler: app.csrfProtection, schema: { body: loginForm } },
     async (request, reply) => {
       const address = request.ip;
       const userAgent = request.headers['user-agent'];
-      const next = safeNext(request.body?.next);
+      const next = safeNext(request.body.next);
       const deviceId = trustedDevice(request);
       const budget = loginBudgets.forAttempt(address, deviceId);
       const logContext = { ip: address, userAgent, trustedBrowser: budget.trusted };
@@ -107,7 +113,7 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       const locked = lockedOut();
       if (locked) return locked;
 
-      const password = typeof request.body?.password === 'string' ? request.body.password : '';
+      const { password } = request.body;
       const pending = pendingByKey.get(budget.key) ?? 0;
       const priority = pending > 0 || budget.hasFailed() ? 'suspect' : budget.trusted ? 'trusted' : 'clean';
       pendingByKey.set(budget.key, pending + 1);

@@ -1,18 +1,28 @@
 import { photoLimits } from '../../providers/photos/photo-checks.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
+import { maxRecordId, type Schema } from '../http/request-schemas.js';
+
+/** Photo ids as the chat form and the socket's `send` carry them: "3,4" (the hidden field), or a list. */
+export const attachmentIdsSchema: Schema = {
+  title: 'attached photos',
+  description: 'photo ids separated by commas',
+  anyOf: [
+    { title: 'attached photos', description: 'photo ids separated by commas', type: 'string' },
+    { title: 'attached photos', description: 'a list of photo ids', type: 'array', items: { type: 'string' } },
+  ],
+};
 
 /**
- * Attachment ids from a send command or form: "3,4", ["3", "4"], [3, 4]. Anything else is
- * refused rather than dropped, so a photo is never silently left out.
+ * Attachment ids from a send command or form: "3,4", ["3", "4"]. Anything else is refused rather
+ * than dropped, so a photo is never silently left out; the sender keeps their text and is told.
  */
-export function parseAttachmentIds(value: unknown): number[] {
-  if (value === undefined || value === null || value === '') return [];
-  const parts = (Array.isArray(value) ? value : [value]).flatMap((part) => (typeof part === 'string' ? part.split(',') : [part]));
+export function parseAttachmentIds(value: string | string[] | undefined): number[] {
+  const parts = [value ?? []].flat().flatMap((part) => part.split(','));
   const ids: number[] = [];
-  for (const part of parts) {
-    if (typeof part === 'string' && part.trim() === '') continue;
-    const id = Number(typeof part === 'string' ? part.trim() : part);
-    if (!Number.isSafeInteger(id) || id <= 0 || (typeof part !== 'string' && typeof part !== 'number')) {
+  for (const part of parts.map((text) => text.trim())) {
+    if (part === '') continue;
+    const id = Number(part);
+    if (!/^[1-9][0-9]*$/.test(part) || id > maxRecordId) {
       throw new ChatInputError('The attached photos could not be read. Remove them and attach them again.');
     }
     if (!ids.includes(id)) ids.push(id);

@@ -6,7 +6,7 @@ import type { ConversationStore } from '../../storage/conversation-store.js';
 import { blindModelNames, markVisionOptions, type VisionModels } from '../../providers/photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
-import { parseRecordId } from '../http/record-id.js';
+import { fields, idParams, recordId, text } from '../http/request-schemas.js';
 import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
 import { noModelNotice, type ErrorNotice } from '../../replies/error-notice.js';
@@ -114,27 +114,27 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
 
   app.get('/', (request, reply) => renderChatPage(request, reply));
 
-  app.get<{ Params: { id: string }; Querystring: { at?: string } }>('/c/:id', (request, reply) => {
-    const id = parseRecordId(request.params.id);
-    if (id === undefined) {
-      return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist.' });
-    }
-    return renderChatPage(request, reply, id, parseRecordId(request.query.at));
-  });
+  app.get<{ Params: { id: number }; Querystring: { at?: number } }>(
+    '/c/:id',
+    { schema: { params: idParams('conversation'), querystring: fields({ at: recordId('message') }) } },
+    (request, reply) => renderChatPage(request, reply, request.params.id, request.query.at),
+  );
 
   // The page of messages before `before`, for the sentinel at the top of the thread; or, with
   // `after`, the page below a window opened at a search match, for the loader under the thread.
-  app.get<{ Params: { id: string }; Querystring: { before?: string; after?: string } }>('/c/:id/messages', async (request, reply) => {
-    const id = parseRecordId(request.params.id);
-    const after = request.query.after === undefined ? undefined : Number(request.query.after);
-    const before = parseRecordId(request.query.before);
-    if (after !== undefined && !(Number.isSafeInteger(after) && after >= 0)) return reply.code(400).type('text/plain').send('after must be a message id.');
-    if (after === undefined && before === undefined) return reply.code(400).type('text/plain').send('before must be a message id.');
-    if (id === undefined || !store.getConversation(id)) return reply.code(404).type('text/plain').send('That conversation does not exist.');
-    return reply.view('partials/message-page', after === undefined ? reader.messagePage(id, before) : reader.after(id, after));
-  });
+  app.get<{ Params: { id: number }; Querystring: { before?: number; after?: number } }>(
+    '/c/:id/messages',
+    { schema: { params: idParams('conversation'), querystring: fields({ before: recordId('message'), after: recordId('message') }) } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { before, after } = request.query;
+      if (after === undefined && before === undefined) return reply.code(400).type('text/plain').send('The address needs a message id: before= or after=.');
+      if (!store.getConversation(id)) return reply.code(404).type('text/plain').send('That conversation does not exist.');
+      return reply.view('partials/message-page', after === undefined ? reader.messagePage(id, before) : reader.after(id, after));
+    },
+  );
 
-  app.get<{ Querystring: { q?: string } }>('/history', async (request, reply) => {
+  app.get<{ Querystring: { q?: string } }>('/history', { schema: { querystring: fields({ q: text('search') }) } }, async (request, reply) => {
     const query = (request.query.q ?? '').trim().slice(0, 200);
     if (!query) {
       return reply.type('text/html').send(view.historyList(store.listConversations(historyPageSize).map((item) => toHistoryItemView(item))));
@@ -151,8 +151,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return reply.type('text/html').send(view.historyList(items, query));
   });
 
-  app.delete<{ Params: { id: string } }>('/c/:id', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const id = Number(request.params.id);
+  app.delete<{ Params: { id: number } }>('/c/:id', { schema: { params: idParams('conversation') } }, async (request, reply) => {
+    const { id } = request.params;
     chatService.deleteConversation(id);
     // Deleting the chat that is open sends the page to a new chat.
     const current = String(request.headers['hx-current-url'] ?? '');

@@ -12,10 +12,8 @@ import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
 import { createSocketSender } from './socket-sender.js';
 import { plainNotice, type ErrorNotice } from '../../replies/error-notice.js';
-import { parseRecordId } from '../http/record-id.js';
-
-/** Largest frame we read as a chat command; bigger ones are refused with a message. */
-export const maxCommandBytes = 256 * 1024;
+import { fields, optionalRecordId, text } from '../http/request-schemas.js';
+import { readSocketCommand, type SocketCommand } from './socket-commands.js';
 
 export interface ChatSocketDependencies {
   chatService: ChatService;
@@ -27,21 +25,23 @@ export interface ChatSocketDependencies {
   sessionSockets: SessionSockets;
 }
 
-interface SendCommand {
-  type: 'send';
-  message: string;
-  conversationId?: string;
-  model?: string;
-  /** Ids from POST /attachments, comma-separated (the form's hidden field). */
-  attachments?: unknown;
+type CommandOf<Type extends SocketCommand['type']> = Extract<SocketCommand, { type: Type }>;
+
+/** What the page says when it opens the socket: the chat it shows and its newest message shown. */
+interface SocketQuery {
+  conversation?: number | '';
+  after?: number | '';
+  /** 'partial': the page shows a window away from the newest end (opened at a search match). */
+  window?: string;
 }
 
+const socketQuery = fields({ conversation: optionalRecordId('conversation'), after: optionalRecordId('newest shown message'), window: text('window') });
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
   const { chatService, store, hub, view, reader, sessionSockets } = dependencies;
 
-  app.get('/ws', { websocket: true }, (socket: WebSocket, request: FastifyRequest) => {
+  app.get('/ws', { websocket: true, schema: { querystring: socketQuery } }, (socket: WebSocket, request: FastifyRequest<{ Querystring: SocketQuery }>) => {
     const sender = createSocketSender(socket);
     sessionSockets.add(request.session.sessionId, socket);
     let conversationId: number | undefined;
@@ -114,8 +114,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     };
 
     // Catch up: a reloaded page or a phone waking up gets the conversation as it is now.
-    const query = request.query as Record<string, unknown>;
-    const requested = parseRecordId(query.conversation);
+    const query = request.query;
+    const requested = query.conversation || undefined;
     if (requested !== undefined && store.getConversation(requested)) {
       follow(requested);
       // Whether a turn is running (tool rounds included): a page back from sleep may have missed its end.
@@ -123,7 +123,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       // A page showing a window away from the newest end (opened at a search match) loads newer
       // messages itself, page by page: catching up would pour all of them into it.
       const partialWindow = query.window === 'partial';
-      const missed = partialWindow ? { items: [] } : reader.catchUp(requested, parseRecordId(query.after));
+      const missed = partialWindow ? { items: [] } : reader.catchUp(requested, query.after || undefined);
       if ('threadHtml' in missed) sender.swap('#chat-thread', 'innerHTML', missed.threadHtml);
       else {
         for (const item of missed.items) {
@@ -133,14 +133,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       }
     }
 
-    async function handleSend(command: SendCommand): Promise<void> {
-      const requestedId = parseRecordId(command.conversationId);
+    async function handleSend(command: CommandOf<'send'>): Promise<void> {
       try {
         await chatService.sendMessage(
           {
-            conversationId: requestedId,
-            text: typeof command.message === 'string' ? command.message : '',
-            model: typeof command.model === 'string' && command.model ? command.model : undefined,
+            conversationId: command.conversationId || undefined,
+            text: command.message,
+            model: command.model || undefined,
             attachmentIds: parseAttachmentIds(command.attachments),
           },
           (conversation, created) => {
@@ -165,25 +164,21 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     }
 
     /** Edit, regenerate (Retry) and version switches: each checked and done by chat-service. */
-    async function handleThreadCommand(type: string, command: Record<string, unknown>): Promise<void> {
-      const messageId = parseRecordId(command.messageId);
-      if (messageId === undefined) return showError('That request did not say which message. Reload the page.');
-      const model = typeof command.model === 'string' && command.model ? command.model : undefined;
+    async function handleThreadCommand(command: CommandOf<'edit' | 'regenerate' | 'version'>): Promise<void> {
+      const { messageId } = command;
       const message = store.getMessage(messageId);
       try {
         // The page acts on the conversation it shows; follow it so the new thread comes back here.
         if (message && message.conversationId !== conversationId) follow(message.conversationId);
-        if (type === 'edit') {
-          await chatService.editMessage({ messageId, text: typeof command.message === 'string' ? command.message : '', model });
-        } else if (type === 'regenerate') {
-          await chatService.regenerate({ messageId, model });
+        if (command.type === 'edit') {
+          await chatService.editMessage({ messageId, text: command.message, model: command.model || undefined });
+        } else if (command.type === 'regenerate') {
+          await chatService.regenerate({ messageId, model: command.model || undefined });
         } else {
-          const direction = command.direction;
-          if (direction !== 'earlier' && direction !== 'later') return showError('That request did not say which version. Reload the page.');
           // showVersion publishes the new thread synchronously, to this page among others.
-          switchShownFrom = parseRecordId(command.shownFrom);
+          switchShownFrom = command.shownFrom || undefined;
           try {
-            chatService.showVersion({ messageId, direction });
+            chatService.showVersion({ messageId, direction: command.direction });
           } finally {
             switchShownFrom = undefined;
           }
@@ -191,47 +186,41 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       } catch (error) {
         if (error instanceof ChatInputError) showError(error.notice ?? error.message);
         else {
-          log.error({ err: error }, `${type} failed`);
+          log.error({ err: error }, `${command.type} failed`);
           showError('That could not be done. Nothing changed; try again.');
         }
+      }
+    }
+
+    function handleApproval(command: CommandOf<'approval'>): void {
+      try {
+        chatService.answerApproval({ toolCallId: command.toolCallId, decision: command.decision, always: command.always === 'yes' });
+      } catch (error) {
+        if (!(error instanceof ChatInputError)) throw error;
+        showError(error.message);
       }
     }
 
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // The login may have expired while the page stayed open.
       if (!isAuthenticated(request)) return socket.close(loggedOutCloseCode, 'Log in again');
-      if (isBinary) return showError('Only text messages are understood here.');
-      if (data.length > maxCommandBytes) {
-        return showError(`That message is too large (${Math.round(data.length / 1024)} KB); the limit is ${maxCommandBytes / 1024} KB.`);
-      }
-      let command: unknown;
-      try {
-        command = JSON.parse(data.toString('utf8'));
-      } catch {
-        return showError('The server could not read that message (it was not JSON). Reload the page and try again.');
-      }
-      if (typeof command !== 'object' || command === null || Array.isArray(command)) {
-        return showError('The server could not read that message. Reload the page and try again.');
-      }
-      const type = (command as { type?: unknown }).type;
-      if (type === 'send') return void handleSend(command as SendCommand);
-      if (type === 'edit' || type === 'regenerate' || type === 'version') return void handleThreadCommand(type, command as Record<string, unknown>);
-      if (type === 'approval') {
-        const { toolCallId, decision, always } = command as { toolCallId?: unknown; decision?: unknown; always?: unknown };
-        try {
-          chatService.answerApproval({ toolCallId: parseRecordId(toolCallId), decision, always: always === 'yes' });
-        } catch (error) {
-          if (!(error instanceof ChatInputError)) throw error;
-          showError(error.message);
+      const { command, problem } = readSocketCommand(data, isBinary);
+      if (problem !== undefined) return showError(problem);
+      switch (command.type) {
+        case 'send':
+          return void handleSend(command);
+        case 'edit':
+        case 'regenerate':
+        case 'version':
+          return void handleThreadCommand(command);
+        case 'approval':
+          return handleApproval(command);
+        case 'stop': {
+          const target = command.conversationId || conversationId;
+          if (target !== undefined) chatService.stop(target);
+          return;
         }
-        return;
       }
-      if (type === 'stop') {
-        const target = parseRecordId((command as { conversationId?: unknown }).conversationId) ?? conversationId;
-        if (target !== undefined) chatService.stop(target);
-        return;
-      }
-      showError(`Unknown request type ${JSON.stringify(String(type)).slice(0, 40)}.`);
     });
 
     socket.on('close', () => {

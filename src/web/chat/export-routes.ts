@@ -3,7 +3,7 @@ import type { ConversationStore } from '../../storage/conversation-store.js';
 import type { ToolCallStore } from '../../storage/tool-call-store.js';
 import type { AttachmentStore } from '../../storage/attachment-store.js';
 import { conversationExport, conversationMarkdown } from './conversation-export.js';
-import { parseRecordId } from '../http/record-id.js';
+import { idParams } from '../http/request-schemas.js';
 
 export interface ExportRoutesDependencies {
   store: Pick<ConversationStore, 'getConversation' | 'getMessage' | 'listMessages'>;
@@ -29,9 +29,8 @@ function fileName(id: number, title: string, extension: string): string {
 export function registerExportRoutes(app: FastifyInstance, dependencies: ExportRoutesDependencies): void {
   const { store, toolCalls, attachments } = dependencies;
 
-  function exportOf(idText: string, reply: FastifyReply) {
-    const id = parseRecordId(idText);
-    const conversation = id === undefined ? undefined : store.getConversation(id);
+  function exportOf(id: number, reply: FastifyReply) {
+    const conversation = store.getConversation(id);
     if (!conversation) {
       void reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
       return undefined;
@@ -47,21 +46,22 @@ export function registerExportRoutes(app: FastifyInstance, dependencies: ExportR
       .type(type)
       .send(body);
 
-  app.get<{ Params: { id: string } }>('/c/:id/export.md', async (request, reply) => {
+  const conversationParams = { schema: { params: idParams('conversation') } };
+
+  app.get<{ Params: { id: number } }>('/c/:id/export.md', conversationParams, async (request, reply) => {
     const exported = exportOf(request.params.id, reply);
     if (!exported) return reply;
     return download(reply, fileName(exported.conversation.id, exported.conversation.title, 'md'), 'text/markdown; charset=utf-8', conversationMarkdown(exported));
   });
 
   // One message's Markdown, for Copy: fetched when asked instead of sent twice in every page.
-  app.get<{ Params: { id: string } }>('/messages/:id/markdown', async (request, reply) => {
-    const id = parseRecordId(request.params.id);
-    const message = id === undefined ? undefined : store.getMessage(id);
+  app.get<{ Params: { id: number } }>('/messages/:id/markdown', { schema: { params: idParams('message') } }, async (request, reply) => {
+    const message = store.getMessage(request.params.id);
     if (!message) return reply.code(404).type('text/plain; charset=utf-8').send('That message does not exist (it may have been deleted).');
     return reply.header('Cache-Control', 'no-store').type('text/markdown; charset=utf-8').send(message.content);
   });
 
-  app.get<{ Params: { id: string } }>('/c/:id/export.json', async (request, reply) => {
+  app.get<{ Params: { id: number } }>('/c/:id/export.json', conversationParams, async (request, reply) => {
     const exported = exportOf(request.params.id, reply);
     if (!exported) return reply;
     return download(reply, fileName(exported.conversation.id, exported.conversation.title, 'json'), 'application/json; charset=utf-8', JSON.stringify(exported, null, 2) + '\n');

@@ -1,20 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { parseAttachmentIds } from './attachment-ids.js';
+import { attachmentIdsSchema, parseAttachmentIds } from './attachment-ids.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
-import { parseRecordId } from '../http/record-id.js';
+import { fields, optionalRecordId, text } from '../http/request-schemas.js';
 
 export interface SendRoutesDependencies {
   chatService: ChatService;
 }
 
 interface SendForm {
-  message?: string;
-  conversationId?: string;
+  message: string;
+  /** '' in a new chat (the form's hidden field is empty). */
+  conversationId?: number | '';
   model?: string;
   attachments?: string | string[];
 }
 
+/** The chat form's fields, as the page posts them (the socket's `send` command has the same). */
+export const sendFields = {
+  message: text('message', { default: '' }),
+  conversationId: optionalRecordId('conversation'),
+  model: text('model'),
+  attachments: attachmentIdsSchema,
+};
 
 /**
  * The chat form without JavaScript (or before its socket is open): a plain POST saves the
@@ -24,14 +32,14 @@ interface SendForm {
 export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoutesDependencies): void {
   const { chatService } = dependencies;
 
-  app.post<{ Body: SendForm }>('/send', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const body = request.body ?? {};
-    const conversationId = parseRecordId(body.conversationId);
+  app.post<{ Body: SendForm }>('/send', { schema: { body: fields(sendFields) } }, async (request, reply) => {
+    const body = request.body;
+    const conversationId = body.conversationId || undefined;
     try {
       const { conversation } = await chatService.sendMessage({
         conversationId,
-        text: typeof body.message === 'string' ? body.message : '',
-        model: typeof body.model === 'string' && body.model ? body.model : undefined,
+        text: body.message,
+        model: body.model || undefined,
         attachmentIds: parseAttachmentIds(body.attachments),
       });
       return reply.redirect(`/c/${conversation.id}`, 303);
@@ -44,7 +52,7 @@ export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoute
       return reply.code(known ? 400 : 500).view('send-failed', {
         title: 'Message not sent',
         message: reason,
-        unsentText: typeof body.message === 'string' ? body.message : '',
+        unsentText: body.message,
         backUrl: back,
       });
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { formatWhen } from '../http/format-when.js';
+import { fields, idParams, text } from '../http/request-schemas.js';
 import type { MemoryFile, MemorySnapshot } from '../../providers/memory/memory-file.js';
 
 /** The system prompt's template, edited on the same page (the prompt builder provides it). */
@@ -61,14 +62,16 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
     });
   }
 
-  app.get<{ Querystring: { saved?: string } }>('/memory', (request, reply) => {
+  app.get<{ Querystring: { saved?: string } }>('/memory', { schema: { querystring: fields({ saved: text('notice') }) } }, (request, reply) => {
     const notices: Record<string, string> = { memory: 'Memory saved.', unchanged: 'Nothing changed: the memory already says exactly this.', restored: 'Version restored.', prompt: 'System prompt saved.' };
     return renderPage(reply, { notice: notices[request.query.saved ?? ''] });
   });
 
-  app.post<{ Body: { content?: string; revision?: string } }>('/memory', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const content = typeof request.body?.content === 'string' ? request.body.content : '';
-    const result = await memory.write(content, 'browser', request.body?.revision || undefined);
+  // The content is required: a post without it would otherwise empty the memory.
+  const memoryForm = fields({ content: text('memory text'), revision: text('revision') }, ['content']);
+  app.post<{ Body: { content: string; revision?: string } }>('/memory', { schema: { body: memoryForm } }, async (request, reply) => {
+    const { content, revision } = request.body;
+    const result = await memory.write(content, 'browser', revision || undefined);
     if (result.ok) return reply.redirect(result.unchanged ? '/memory?saved=unchanged' : '/memory?saved=memory', 303);
     if (result.reason === 'changed') {
       return renderPage(
@@ -84,16 +87,17 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
     return renderPage(reply, { editorText: content, error: result.message }, 500);
   });
 
-  app.post<{ Params: { id: string } }>('/memory/versions/:id/restore', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const version = memory.version(Number(request.params.id));
+  app.post<{ Params: { id: number } }>('/memory/versions/:id/restore', { schema: { params: idParams('version') } }, async (request, reply) => {
+    const version = memory.version(request.params.id);
     if (!version) return renderPage(reply, { error: 'That version does not exist.' }, 404);
     const result = await memory.write(version.content, 'restore');
     if (!result.ok) return renderPage(reply, { error: result.message }, 500);
     return reply.redirect('/memory?saved=restored', 303);
   });
 
-  app.post<{ Body: { template?: string; reset?: string } }>('/memory/prompt', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const template = request.body?.reset ? systemPrompt.defaultTemplate : String(request.body?.template ?? '');
+  const promptForm = fields({ template: text('system prompt', { default: '' }), reset: text('reset') });
+  app.post<{ Body: { template: string; reset?: string } }>('/memory/prompt', { schema: { body: promptForm } }, async (request, reply) => {
+    const template = request.body.reset ? systemPrompt.defaultTemplate : request.body.template;
     try {
       await systemPrompt.saveTemplate(template);
     } catch (error) {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { AttachmentStore } from '../../storage/attachment-store.js';
 import { checkPhoto, checkThumbnail, PhotoError, photoLimits } from '../../providers/photos/photo-checks.js';
-import { parseRecordId } from '../http/record-id.js';
+import { idParams } from '../http/request-schemas.js';
 
 export interface PhotoRoutesDependencies {
   attachments: AttachmentStore;
@@ -43,17 +43,14 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
       '/attachments',
       {
         bodyLimit: photoLimits.maxBytes,
-        // Both before the body is read: the token comes in the x-csrf-token header, and a body
-        // declared too large is refused unread.
-        onRequest: [
-          async (request) => {
-            const declared = Number(request.headers['content-length']);
-            if (declared > photoLimits.maxBytes) {
-              throw new PhotoError(`That photo is ${(declared / 1024 / 1024).toFixed(1)} MB; the limit is ${photoLimits.maxBytes / 1024 / 1024} MB.`, 413);
-            }
-          },
-          scope.csrfProtection,
-        ],
+        // A body declared too large is refused unread. (The CSRF token, in the x-csrf-token
+        // header, is checked by the logged-in scope's hook like every change's.)
+        onRequest: async (request) => {
+          const declared = Number(request.headers['content-length']);
+          if (declared > photoLimits.maxBytes) {
+            throw new PhotoError(`That photo is ${(declared / 1024 / 1024).toFixed(1)} MB; the limit is ${photoLimits.maxBytes / 1024 / 1024} MB.`, 413);
+          }
+        },
       },
       async (request, reply) => {
         if (!Buffer.isBuffer(request.body)) throw new PhotoError('No photo came with the request. Attach it again.', 400);
@@ -67,21 +64,21 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
     );
 
     // The browser's small version for the thread, before the photo is sent; a sent photo stays as it is.
-    scope.put<{ Params: { id: string } }>(
+    const photoParams = idParams('photo');
+
+    scope.put<{ Params: { id: number } }>(
       '/attachments/:id/thumbnail',
-      { bodyLimit: photoLimits.thumbnailMaxBytes, onRequest: scope.csrfProtection },
+      { bodyLimit: photoLimits.thumbnailMaxBytes, schema: { params: photoParams } },
       async (request, reply) => {
         if (!Buffer.isBuffer(request.body)) throw new PhotoError('No thumbnail came with the request.', 400);
         checkThumbnail(request.body);
-        const id = parseRecordId(request.params.id);
-        const saved = id !== undefined && attachments.setThumbnail(id, request.body);
+        const saved = attachments.setThumbnail(request.params.id, request.body);
         return reply.code(saved ? 204 : 404).send();
       },
     );
 
-    scope.get<{ Params: { id: string } }>('/attachments/:id/thumbnail', async (request, reply) => {
-      const id = parseRecordId(request.params.id);
-      const thumbnail = id === undefined ? undefined : attachments.getThumbnail(id);
+    scope.get<{ Params: { id: number } }>('/attachments/:id/thumbnail', { schema: { params: photoParams } }, async (request, reply) => {
+      const thumbnail = attachments.getThumbnail(request.params.id);
       if (!thumbnail) return reply.code(404).type('text/plain').send('That photo does not exist (it may have been deleted).');
       return reply
         .header('Cache-Control', photoCacheControl)
@@ -91,15 +88,13 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
     });
 
     // The tray's ✕: an unsent photo is deleted at once rather than waiting a day to be pruned.
-    scope.delete<{ Params: { id: string } }>('/attachments/:id', { preHandler: scope.csrfProtection }, async (request, reply) => {
-      const id = parseRecordId(request.params.id);
-      const deleted = id !== undefined && attachments.deleteUnsent(id);
+    scope.delete<{ Params: { id: number } }>('/attachments/:id', { schema: { params: photoParams } }, async (request, reply) => {
+      const deleted = attachments.deleteUnsent(request.params.id);
       return reply.code(deleted ? 204 : 404).send();
     });
 
-    scope.get<{ Params: { id: string } }>('/attachments/:id', async (request, reply) => {
-      const id = parseRecordId(request.params.id);
-      const photo = id === undefined ? undefined : attachments.getWithBytes(id);
+    scope.get<{ Params: { id: number } }>('/attachments/:id', { schema: { params: photoParams } }, async (request, reply) => {
+      const photo = attachments.getWithBytes(request.params.id);
       if (!photo) return reply.code(404).type('text/plain').send('That photo does not exist (it may have been deleted).');
       return reply
         .header('Cache-Control', photoCacheControl)

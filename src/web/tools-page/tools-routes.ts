@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { McpSetup } from '../../providers/mcp/mcp-setup.js';
 import type { ApprovalDesk } from '../../engine/tools/approvals.js';
 import type { ToolRegistry } from '../../engine/tools/tool-registry.js';
+import { fields, text } from '../http/request-schemas.js';
 
 /** What the last action on the tools page did, for the page it redirects to. */
 export interface ToolsNotice {
@@ -116,8 +117,10 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
     });
   });
 
-  app.post<{ Body: { tool?: string } }>('/tools/allow', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const tool = registry.find(typeof request.body?.tool === 'string' ? request.body.tool : '');
+  const toolForm = { schema: { body: fields({ tool: text('tool name') }, ['tool']) } };
+
+  app.post<{ Body: { tool: string } }>('/tools/allow', toolForm, async (request, reply) => {
+    const tool = registry.find(request.body.tool);
     if (!tool || !tool.actsOnWorld) {
       return reply.code(404).view('not-found', { title: 'Nothing to change', message: 'That tool does not exist or never asks first.' });
     }
@@ -127,8 +130,8 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
     return reply.redirect('/tools', 303);
   });
 
-  app.post<{ Body: { server?: string } }>('/tools/servers/restart', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const name = typeof request.body?.server === 'string' ? request.body.server : '';
+  app.post<{ Body: { server: string } }>('/tools/servers/restart', { schema: { body: fields({ server: text('server name') }, ['server']) } }, async (request, reply) => {
+    const name = request.body.server;
     if (!mcp.servers.status().some((status) => status.name === name)) {
       return reply.code(404).view('not-found', { title: 'No such server', message: `There is no MCP server named "${name.slice(0, 80)}" in ${mcp.file}.` });
     }
@@ -138,8 +141,8 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
     return reply.redirect('/tools', 303);
   });
 
-  app.post<{ Body: { tool?: string } }>('/tools/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const name = typeof request.body?.tool === 'string' ? request.body.tool : '';
+  app.post<{ Body: { tool: string } }>('/tools/revoke', toolForm, async (request, reply) => {
+    const name = request.body.tool;
     if (!approvals.revoke(name)) {
       return reply.code(404).view('not-found', { title: 'Nothing to revoke', message: `"${name.slice(0, 80)}" was not set to run without asking.` });
     }
