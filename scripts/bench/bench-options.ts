@@ -132,7 +132,7 @@ export function readBenchOptions(argv: string[] = process.argv.slice(2), env: No
     timeLimitSeconds: number('BENCH_TIME_LIMIT', 900, 30, 7200),
   };
   const unknown = [...settings.keys()].filter((name) => !known.has(name));
-  if (unknown.length > 0) throw new Error(`bench: unknown setting ${unknown.join(', ')} (see docs/BENCHMARKS.md)`);
+  if (unknown.length > 0) throw new Error(`bench: unknown setting ${unknown.join(', ')} (see docs/benchmarks.md)`);
   return options;
 }
 

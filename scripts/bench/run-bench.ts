@@ -1,7 +1,7 @@
 /**
  * npm run bench: starts the real server (as `npm start` does) against the Ollama stand-in, logs
  * in, drives real WebSocket clients and a browser, and prints each figure beside its baseline and
- * target. The figures go to bench-results.json. Settings: docs/BENCHMARKS.md.
+ * target. The figures go to bench-results.json. Settings: docs/benchmarks.md.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -546,7 +546,7 @@ const helpText = `npm run bench [-- --name=value ...]   (or BENCH_NAME=value npm
   --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"   profile the server
   --server-log=/tmp/hearth-bench.log   keep the server's log
   --server=dist|tsx --log-level=info --output=bench-results.json --time-limit=900
-See docs/BENCHMARKS.md.`;
+See docs/benchmarks.md.`;
 
 async function run(): Promise<void> {
   if (process.argv.includes('--help')) {

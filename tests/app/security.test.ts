@@ -1,5 +1,5 @@
 /**
- * Attacks and faults from SECURITY.md, each against the real app: headers, traversal, oversized
+ * Attacks and faults from docs/security.md, each against the real app: headers, traversal, oversized
  * input, password guessing during a live chat, fuzzed WebSocket frames, and Ollama dying.
  */
 import assert from 'node:assert/strict';
