@@ -51,7 +51,7 @@ export interface LocalTls {
   readonly authorityTooBroad: string | undefined;
   /** The server certificate and key in use now. */
   current(): CertificatePair;
-  /** Names the current certificate covers; refused: machine names the CA may not sign (see README). */
+  /** Names the current certificate covers; refused: machine names the CA may not sign (see docs/https.md). */
   names(): { permitted: CertificateNames; refused: string[] };
   /** Replaces the server certificate when it expires within renewalMarginDays or misses a name; says why. */
   renewIfDue(): string | undefined;
