@@ -541,7 +541,7 @@ const helpText = `npm run bench [-- --name=value ...]   (or BENCH_NAME=value npm
   --latency-rounds=8 --latency-tokens=100
   --chats=50,200 --reply-tokens=400 --ramp-ms=1000 --direct-sample=50
   --history-messages=100000 --history-conversations=1000 --open-messages=500
-  --render-tokens=3000 --render-rounds=9 --cpu-throttle=4   browser rendering beside a direct read
+  --render-tokens=3000 --render-rounds=15 --cpu-throttle=4  browser rendering beside a direct read
   --ollama-host=http://127.0.0.1:11434 --model=llama3.2:latest   measure against a real Ollama
   --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"   profile the server
   --server-log=/tmp/hearth-bench.log   keep the server's log
