@@ -3,7 +3,7 @@ import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
 import type { ChatModel } from './engine/llm/chat-model.js';
-import { createMarkdownRenderer } from './engine/markdown/markdown-renderer.js';
+import { createMarkdownRenderer, type MarkdownRenderer } from './engine/markdown/markdown-renderer.js';
 import { ApprovalDesk } from './engine/tools/approvals.js';
 import { FindToolsTool } from './engine/tools/find-tools-tool.js';
 import { createToolCallRunner } from './engine/tools/tool-call-runner.js';
@@ -82,6 +82,11 @@ export interface ServiceOptions {
   socketSessionCheckMs?: number;
   /** TLS=auto test seams: clock, network interfaces, mDNS. */
   localTls?: LocalTlsDependencies;
+  /**
+   * The Markdown worker to render with; by default the graph starts its own and closes it. Tests
+   * share one per process: each worker costs a second of CPU to start.
+   */
+  markdown?: MarkdownRenderer;
 }
 
 /** The log as the server writes it: readable lines on a terminal, JSON for journald and files. */
@@ -162,7 +167,7 @@ export async function createServices(options: ServiceOptions) {
     memoryMaxBytes: config.memoryMaxBytes,
     maxToolRounds: config.maxToolRounds,
   });
-  const markdown = createMarkdownRenderer();
+  const markdown = options.markdown ?? createMarkdownRenderer();
   const replyRunner = createReplyRunner({
     store,
     toolCalls,
@@ -242,7 +247,8 @@ export async function createServices(options: ServiceOptions) {
       clearInterval(pruneTimer);
       unlinkMcp();
       await closeMcp();
-      await markdown.close();
+      // A renderer passed in belongs to whoever passed it.
+      if (!options.markdown) await markdown.close();
     },
   };
 }

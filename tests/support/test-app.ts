@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { buildApp, type AppOptions, type HearthApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createOllamaChatModel } from '../../src/engine/llm/ollama-chat-model.js';
+import { createMarkdownRenderer } from '../../src/engine/markdown/markdown-renderer.js';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
@@ -17,6 +18,9 @@ export const testPassword = 'correct horse battery staple';
 // Cost 4 keeps tests fast; the server itself hashes with cost 12.
 const testPasswordHash = bcrypt.hashSync(testPassword, 4);
 const testSecretKey = 'a-test-secret-that-is-long-enough-0123456789';
+// One Markdown worker for every app a test file builds: a worker under tsx costs about a second of
+// CPU to start, and each app would start its own. It starts on the first render and is unref'd.
+const sharedMarkdown = createMarkdownRenderer();
 
 /** Everything server.ts hands over: the services' parts and the listener's limits. */
 export type HearthDependencies = ServiceOptions & AppOptions;
@@ -26,7 +30,7 @@ export type TestHearth = HearthApp & Pick<Services, 'hub' | 'registry' | 'memory
 
 /** The services, then the app on them, as server.ts builds them; closing the app closes both. */
 export async function buildHearth(dependencies: HearthDependencies): Promise<TestHearth> {
-  const services = await createServices(dependencies);
+  const services = await createServices({ markdown: sharedMarkdown, ...dependencies });
   let app: HearthApp;
   try {
     app = await buildApp(services, dependencies);
