@@ -16,14 +16,17 @@ export class FailingTool extends Tool {
   }
 }
 
+/** Never finishes and ignores its signal: only the runner's time limit can end the call. */
 export class SlowTool extends Tool {
   readonly name = 'slow_tool';
   readonly description = 'Takes too long.';
   readonly examples = ['[TOOL:slow_tool][/TOOL]'];
   override readonly timeoutMs = 200;
+  /** Set when the runner aborted the call's signal (the tool goes on regardless). */
+  signalAborted = false;
   async run(_params: string, context: ToolRunContext): Promise<string> {
-    await new Promise((resolve) => setTimeout(resolve, 5000).unref());
-    return context.signal.aborted ? 'aborted' : 'finished';
+    context.signal.addEventListener('abort', () => (this.signalAborted = true), { once: true });
+    return new Promise<string>(() => {});
   }
 }
 
@@ -106,16 +109,17 @@ export function testToolServices(now: () => Date = () => new Date()): ToolServic
 export function createTestRegistry(services: ToolServices = testToolServices()) {
   const sendNote = new SendNoteTool(services);
   const waitUntilStopped = new WaitUntilStoppedTool(services);
+  const slowTool = new SlowTool(services);
   const registry = new ToolRegistry([
     new CalculatorTool(services),
     new CurrentTimeTool(services),
     new FailingTool(services),
-    new SlowTool(services),
+    slowTool,
     sendNote,
     new HostileTool(services),
     new LongTool(services),
     new InputErrorTool(services),
     waitUntilStopped,
   ]);
-  return { registry, sendNote, waitUntilStopped };
+  return { registry, sendNote, waitUntilStopped, slowTool };
 }
