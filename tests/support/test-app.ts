@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
 import WebSocket from 'ws';
 import { buildApp, type AppOptions, type HearthApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { createOllamaChatModel } from '../../src/engine/llm/ollama-chat-model.js';
-import { createMarkdownRenderer } from '../../src/engine/markdown/markdown-renderer.js';
+import { createMarkdownRenderer, type MarkdownRenderer } from '../../src/engine/markdown/markdown-renderer.js';
 import { createServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
@@ -19,8 +19,16 @@ export const testPassword = 'correct horse battery staple';
 const testPasswordHash = bcrypt.hashSync(testPassword, 4);
 const testSecretKey = 'a-test-secret-that-is-long-enough-0123456789';
 // One Markdown worker for every app a test file builds: a worker under tsx costs about a second of
-// CPU to start, and each app would start its own. It starts on the first render and is unref'd.
-const sharedMarkdown = createMarkdownRenderer();
+// CPU to start, and each app would start its own. Closed when the file's tests end: under tsx even
+// an unref'd worker keeps the process (and so `node --test`) waiting.
+let sharedMarkdown: MarkdownRenderer | undefined;
+function testMarkdown(): MarkdownRenderer {
+  if (!sharedMarkdown) {
+    const renderer = (sharedMarkdown = createMarkdownRenderer());
+    after(() => renderer.close());
+  }
+  return sharedMarkdown;
+}
 
 /** Everything server.ts hands over: the services' parts and the listener's limits. */
 export type HearthDependencies = ServiceOptions & AppOptions;
@@ -30,7 +38,7 @@ export type TestHearth = HearthApp & Pick<Services, 'hub' | 'registry' | 'memory
 
 /** The services, then the app on them, as server.ts builds them; closing the app closes both. */
 export async function buildHearth(dependencies: HearthDependencies): Promise<TestHearth> {
-  const services = await createServices({ markdown: sharedMarkdown, ...dependencies });
+  const services = await createServices({ markdown: testMarkdown(), ...dependencies });
   let app: HearthApp;
   try {
     app = await buildApp(services, dependencies);
