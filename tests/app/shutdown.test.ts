@@ -10,7 +10,7 @@ import { openChatSocket, startChatHarness } from '../support/test-app.js';
 
 const isAppend = (target: string) => (message: Record<string, unknown>) => message.event === 'append' && message.target === target;
 
-test('a phone that stopped answering, a half-sent request and a page reconnecting do not hold the shutdown; the running reply is saved as stopped', { timeout: 20_000 }, async (t) => {
+test('a phone that stopped answering, a half-sent request and a page reconnecting do not hold the shutdown; the running reply is saved as stopped', { timeout: 60_000 }, async (t) => {
   const { app, socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 200 });
   socket.send({ type: 'send', message: 'Count' });
@@ -37,8 +37,9 @@ test('a phone that stopped answering, a half-sent request and a page reconnectin
   await closing;
   const seconds = (performance.now() - started) / 1000;
 
-  // ws would wait 30 s for the sleeping phone, and Node 60 s for the rest of the body.
-  assert.ok(seconds < 5, `app.close() took ${seconds.toFixed(1)} s`);
+  // ws would wait 30 s for the sleeping phone, and Node 60 s for the rest of the body; the close
+  // cuts them after 1 s. The bound leaves room for a busy machine (6.4 s seen on 2 cores under load).
+  assert.ok(seconds < 20, `app.close() took ${seconds.toFixed(1)} s`);
   const saved = store.getMessage(2)!;
   assert.equal(saved.status, 'stopped');
   assert.match(saved.content, /^one/);

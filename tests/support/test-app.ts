@@ -186,7 +186,7 @@ export async function openChatSocket(baseUrl: string, cookies: string, conversat
     socket,
     messages,
     send: (command) => socket.send(JSON.stringify(command)),
-    waitFor(predicate, timeoutMs = 5000) {
+    waitFor(predicate, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = messages.find(predicate);
@@ -238,6 +238,6 @@ export async function startChatHarness(t: TestContext, options: TestAppOptions =
     socket,
     store: createConversationStore(harness.database),
     toolCalls: createToolCallStore(harness.database),
-    turnFinished: (timeoutMs = 8000) => socket.waitFor((message) => message.event === 'reply-finished', timeoutMs),
+    turnFinished: (timeoutMs = 30_000) => socket.waitFor((message) => message.event === 'reply-finished', timeoutMs),
   };
 }
