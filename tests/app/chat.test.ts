@@ -84,7 +84,7 @@ test('stop ends the reply at once, aborts the Ollama request and keeps the parti
   socket.send({ type: 'send', message: 'Count' });
   await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('two'));
   socket.send({ type: 'stop' });
-  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'), 2000);
+  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.match(String(final.content), /data-status="stopped"/);
   const saved = store.getMessage(2)!;
   assert.equal(saved.status, 'stopped');
@@ -180,7 +180,7 @@ test('a hung Ollama is timed out and can be stopped before it answers', async (t
   standin.enqueue({ hang: true });
   socket.send({ type: 'send', message: 'Hello' });
   // Generous: the 300 ms limit is what is tested; a busy machine adds seconds to the first render.
-  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'), 10_000);
+  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.match(String(final.content), /did not start answering/);
   assert.equal(store.getMessage(2)!.status, 'failed');
 });
@@ -294,7 +294,7 @@ test('Ollama going silent mid-reply is timed out, keeping the text so far', asyn
   const { socket, standin, store } = await startChatHarness(t, { chatModel: { firstChunkTimeoutMs: 2000, chunkTimeoutMs: 300 } });
   standin.enqueue({ content: 'steady words then silence', chunkDelayMs: 100, hangAfterChunks: 3 });
   socket.send({ type: 'send', message: 'Hello' });
-  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'), 4000);
+  const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.match(String(final.content), /Ollama stopped sending for 0 s/);
   const saved = store.getMessage(2)!;
   assert.equal(saved.status, 'failed');

@@ -16,8 +16,8 @@ const lastMessage = (request: RecordedChatRequest) => request.messages.at(-1)!.c
 async function startGoogleChat(t: TestContext) {
   const google = await startGoogleHarness(t);
   const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
-  const awaitingApproval = () => harness.socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'), 15_000);
-  return { ...harness, google, awaitingApproval, turnFinished: () => harness.turnFinished(20_000) };
+  const awaitingApproval = () => harness.socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
+  return { ...harness, google, awaitingApproval, turnFinished: () => harness.turnFinished() };
 }
 
 test('from a chat: search, read, then a threaded reply draft that waits for approval', async (t) => {

@@ -346,7 +346,7 @@ test('an approval nobody answers expires: the card says so and the reply ends cl
   standin.enqueue(reply('[TOOL:send_note]hello[/TOOL]'), reply('should never be asked'));
   socket.send({ type: 'send', message: 'Send a note' });
   await socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
-  await turnFinished(5000);
+  await turnFinished();
 
   const [call] = toolCalls.listForConversation(1);
   assert.equal(call!.status, 'expired');
