@@ -6,6 +6,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
 import WebSocket from 'ws';
+import { logIn } from '../../tests/support/server-process.js';
 
 export interface HttpResult {
   status: number;
@@ -56,32 +57,12 @@ export function closeHttpClients(): void {
   keepAlive.destroy();
 }
 
-function cookiesFrom(setCookie: string[] | string | undefined, jar: Map<string, string>): void {
-  for (const line of [setCookie ?? []].flat()) {
-    const pair = line.split(';')[0]!;
-    const index = pair.indexOf('=');
-    if (index > 0) jar.set(pair.slice(0, index), pair.slice(index + 1));
-  }
-}
-
-/** Logs in through the real form (CSRF token and all); returns the Cookie header. */
+/** Logs in through the real form with the tests' helper; returns the Cookie header. */
 export async function login(baseUrl: string, password: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const page = await httpGet(`${baseUrl}/login`);
-  cookiesFrom(page.headers['set-cookie'], jar);
-  const token = /name="_csrf" value="([^"]+)"/.exec(page.body.toString('utf8'))?.[1];
-  if (!token) throw new Error('the login page has no CSRF token');
-  const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-  const response = await fetch(`${baseUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ password, _csrf: token, next: '/' }),
-  });
-  if (response.status !== 303) throw new Error(`login failed: ${response.status} ${(await response.text()).slice(0, 200)}`);
-  cookiesFrom(response.headers.getSetCookie(), jar);
-  if (!jar.has('hearth_session')) throw new Error('login answered 303 but set no hearth_session cookie');
-  return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const { status, cookies } = await logIn(baseUrl, password);
+  if (status !== 303) throw new Error(`login failed: ${status}`);
+  if (!cookies.includes('hearth_session=')) throw new Error('login answered 303 but set no hearth_session cookie');
+  return cookies;
 }
 
 /** What one stream delivered: when it was asked for, and when each token arrived (performance.now()). */

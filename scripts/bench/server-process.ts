@@ -6,23 +6,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
+import { freePort } from '../../tests/support/free-port.js';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 const compiledServer = path.join(projectRoot, 'dist', 'src', 'server.js');
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function newestChange(folder: string): number {
   let newest = 0;

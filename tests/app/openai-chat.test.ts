@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { createChatModelFromConfig } from '../../src/engine/llm/chat-model-from-config.js';
 import { startOllamaStandin, type OllamaStandin } from '../support/ollama-standin.js';
+import { freePort } from '../support/free-port.js';
 import { startOpenAiStandin, type OpenAiStandin, type OpenAiStandinOptions } from '../support/openai-standin.js';
 import { csrfTokenFrom, startChatHarness, type ChatHarness } from '../support/test-app.js';
 import { smallJpeg, solidPng } from '../support/test-photos.js';
@@ -38,14 +38,6 @@ async function startTwoServerChat(
   const chatModel = createChatModelFromConfig(config, { firstChunkTimeoutMs: 3000, chunkTimeoutMs: 3000, listTimeoutMs: 2000 });
   const harness = await startChatHarness(t, { dependencies: { chatModel } });
   return { ...harness, ollama, openai };
-}
-
-async function freePortThatRefuses(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 test('the model picker lists every server in its own group; a server that is down says so and hides nothing else', async (t) => {
@@ -207,7 +199,7 @@ const errorCases: ErrorCase[] = [
   {
     name: 'a refused connection names the server and its address',
     setup() {},
-    options: async () => ({ baseUrl: `http://127.0.0.1:${await freePortThatRefuses()}/v1` }),
+    options: async () => ({ baseUrl: `http://127.0.0.1:${await freePort()}/v1` }),
     error: /^GPU box is not answering at http:\/\/127\.0\.0\.1:\d+\/v1\. Check that the server is running/,
   },
   {
@@ -264,7 +256,7 @@ for (const errorCase of errorCases) {
     const chat = await startTwoServerChat(t, (await errorCase.options?.()) ?? {});
     errorCase.setup(chat);
     chat.socket.send({ type: 'send', message: 'Hello', model: errorCase.model ?? qwen });
-    const final = await chat.socket.waitFor(isSwap('#message-2', 'outerHTML'), 6000);
+    const final = await chat.socket.waitFor(isSwap('#message-2', 'outerHTML'));
     const saved = chat.store.getMessage(2)!;
     assert.equal(saved.status, 'failed');
     // Saved as the headline, then the server's exact words.
@@ -278,9 +270,9 @@ for (const errorCase of errorCases) {
 }
 
 test('a llama.cpp server that is down is named in the headline, not Ollama', async (t) => {
-  const chat = await startTwoServerChat(t, { backend: { name: 'llama.cpp', id: 'llama-cpp' }, baseUrl: `http://127.0.0.1:${await freePortThatRefuses()}/v1` });
+  const chat = await startTwoServerChat(t, { backend: { name: 'llama.cpp', id: 'llama-cpp' }, baseUrl: `http://127.0.0.1:${await freePort()}/v1` });
   chat.socket.send({ type: 'send', message: 'Hello', model: '@llama-cpp/qwen2.5-7b' });
-  const final = await chat.socket.waitFor(isSwap('#message-2', 'outerHTML'), 6000);
+  const final = await chat.socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.match(String(final.content), /<p class="chat-error-text">llama\.cpp is not answering\. Check that it is running, then retry\.<\/p>/);
   assert.match(String(final.content), /<summary>Details<\/summary>llama\.cpp is not answering at http:\/\/127\.0\.0\.1:\d+\/v1/);
   assert.doesNotMatch(String(final.content), /Ollama/, 'Ollama answered; it is not blamed');
@@ -288,7 +280,7 @@ test('a llama.cpp server that is down is named in the headline, not Ollama', asy
 });
 
 test('when Ollama and a llama.cpp server are both down, the page and Send name each of them', async (t) => {
-  const port = await freePortThatRefuses();
+  const port = await freePort();
   const config = loadConfig({ OLLAMA_HOST: `http://127.0.0.1:${port}`, OPENAI_BACKENDS: JSON.stringify([{ name: 'llama.cpp', id: 'llama-cpp', baseUrl: `http://127.0.0.1:${port}/v1` }]) });
   const chatModel = createChatModelFromConfig(config, { listTimeoutMs: 2000 });
   const { app, cookies, socket } = await startChatHarness(t, { dependencies: { chatModel } });

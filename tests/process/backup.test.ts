@@ -6,7 +6,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { startOllamaStandin } from '../support/ollama-standin.js';
-import { freePort, logIn, root, startServer, waitForOutput } from '../support/server-process.js';
+import { freePort } from '../support/free-port.js';
+import { logIn, root, startServer, waitForOutput } from '../support/server-process.js';
 import { openChatSocket } from '../support/test-app.js';
 
 function runScript(script: string, args: string[], environment: Record<string, string>): Promise<{ code: number | null; output: string }> {

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { crashingServerFile, filesystemServerFile, isAlive } from '../support/mcp-servers.js';
 import { startOllamaStandin } from '../support/ollama-standin.js';
-import { childrenOf, freePort, isRunning, logIn, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
+import { freePort } from '../support/free-port.js';
+import { childrenOf, isRunning, logIn, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
 
 const login = async (baseUrl: string, password: string) => (await logIn(baseUrl, password)).status;
 

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startOllamaStandin } from '../support/ollama-standin.js';
-import { freePort, isRunning, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
+import { freePort } from '../support/free-port.js';
+import { isRunning, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
 
 function serviceInstall(args: string[], environment: Record<string, string> = {}) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/service-install.ts', ...args], {

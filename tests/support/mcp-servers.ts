@@ -1,11 +1,11 @@
 /* Real MCP servers for tests: the npm reference servers and the tiny crashing one, all local. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import type { McpServerConfig, StdioServerConfig } from '../../src/providers/mcp/mcp-config.js';
 import type { McpServerManager } from '../../src/providers/mcp/mcp-servers.js';
+import { freePort } from './free-port.js';
 
 const moduleFile = (specifier: string) => fileURLToPath(import.meta.resolve(specifier));
 export const filesystemServerFile = moduleFile('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -24,14 +24,6 @@ export const crashingServer = (env: Record<string, string> = {}) => stdioServer(
 
 export function httpServer(name: string, url: string, extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return { name, transport: 'http', url, headers: {}, enabled: true, allowTools: [], timeoutMs: 20_000, ...extra } as McpServerConfig;
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The everything server as its own process, over Streamable HTTP (`/mcp`) or the older SSE (`/sse`). */

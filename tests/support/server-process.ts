@@ -8,15 +8,6 @@ import { cookieHeader, csrfTokenFrom } from './test-app.js';
 
 export const root = path.resolve(import.meta.dirname, '..', '..');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export interface Running {
   child: ChildProcess;
   output: () => string;
