@@ -20,9 +20,11 @@ const testPasswordHash = bcrypt.hashSync(testPassword, 4);
 const testSecretKey = 'a-test-secret-that-is-long-enough-0123456789';
 // One Markdown worker for every app a test file builds: a worker under tsx costs about a second of
 // CPU to start, and each app would start its own. Closed when the file's tests end: under tsx even
-// an unref'd worker keeps the process (and so `node --test`) waiting.
+// an unref'd worker keeps the process (and so `node --test`) waiting. Outside `node --test` (the
+// benchmarks build apps with this file too) each app keeps its own worker, closed with it.
 let sharedMarkdown: MarkdownRenderer | undefined;
-function testMarkdown(): MarkdownRenderer {
+function testMarkdown(): MarkdownRenderer | undefined {
+  if (!process.env.NODE_TEST_CONTEXT) return undefined;
   if (!sharedMarkdown) {
     const renderer = (sharedMarkdown = createMarkdownRenderer());
     after(() => renderer.close());
