@@ -16,7 +16,7 @@ const minimumScore = 0.95;
 
 function describeRun(run: SteadyPageScores, withHints: boolean): string {
   return [
-    `${new URL(run.url).pathname}: ${formatScores(run.scores)} (${run.performanceRuns.length === 1 ? '' : `best of performance ${run.performanceRuns.map((score) => Math.round(score * 100)).join(', ')}; `}${run.durationMs} ms)`,
+    `${new URL(run.url).pathname}: ${formatScores(run.scores)} (performance ${run.performanceRuns.map((each) => `${Math.round(each.performance * 100)} at ${each.cpuSlowdownMultiplier.toFixed(1)}x, CPU index ${each.benchmarkIndex}`).join('; ')}; ${run.durationMs} ms)`,
     ...run.failingAudits.map((audit) => `  failing ${audit}`),
     ...(withHints ? run.hints.map((hint) => `  hint ${hint}`) : []),
     ...run.foreignRequests.map((request) => `  foreign request ${request}`),
