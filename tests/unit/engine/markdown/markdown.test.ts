@@ -61,7 +61,9 @@ test('replies are rendered in a worker with a time limit: pathological Markdown 
   const quadratic = await renderer.render('_a'.repeat(32 * 1024));
   clearInterval(ticker);
   assert.match(quadratic, /^<p class="markdown-plain-note">/);
-  assert.ok(ticks >= 10, `the event loop ran ${ticks} times during the render`);
+  // Rendered on this thread, the render would end before any tick could run; a busy machine gives
+  // few ticks (8 of the usual 30 seen under load), so one is the proof.
+  assert.ok(ticks >= 1, `the event loop ran ${ticks} times during the render`);
 
   // Deep nesting overflows marked's stack: plain text, and the next render still works.
   assert.match(await renderer.render('> '.repeat(20_000)), /class="markdown-plain"/);
