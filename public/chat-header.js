@@ -131,26 +131,21 @@
   document.addEventListener('htmx:ws:before:connection', (event) => {
     if (isPartialWindow()) event.detail.connection.url += '&window=partial';
   });
-  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-    const data = event.detail.message.data;
-    if (typeof data !== 'string' || !data.startsWith('{"target"')) return;
+  // The socket's HTML comes as partials, each with its target: those that add a message are read here.
+  document.addEventListener('htmx:before:swap', (event) => {
+    const { ctx, tasks } = event.detail;
+    if (ctx.sourceElement?.id !== 'chat-app') return;
     const partial = isPartialWindow();
-    // Only whole-element swaps are read here; streamed text (most frames) is passed by untouched.
-    if (!partial && !data.startsWith('{"target":"#chat-thread"')) return;
-    let message;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return;
-    }
-    // (A re-rendered thread, innerHTML, replaces the window: it is not an added message.)
-    const addsMessage = message.target === '#chat-thread' && message.swap !== 'innerHTML' && /^\s*<article/.test(String(message.content ?? ''));
-    // A message from elsewhere (another device) while the person reads further up.
-    const element = thread();
-    if (addsMessage && element && !hearth.isNearBottom(element)) unseenMessages = true;
-    if (partial && (addsMessage || !document.querySelector(message.target))) {
-      event.detail.cancelled = true;
-      updateJumpToLatest();
+    for (const task of [...tasks]) {
+      // (A re-rendered thread, innerHTML, replaces the window: it is not an added message.)
+      const addsMessage = task.target?.id === 'chat-thread' && task.swapSpec.style !== 'innerHTML' && task.fragment.firstElementChild?.tagName === 'ARTICLE';
+      // A message from elsewhere (another device) while the person reads further up.
+      const element = thread();
+      if (addsMessage && element && !hearth.isNearBottom(element)) unseenMessages = true;
+      if (partial && (addsMessage || !task.target)) {
+        tasks.splice(tasks.indexOf(task), 1);
+        updateJumpToLatest();
+      }
     }
   });
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {

@@ -153,6 +153,8 @@
       body.classList.remove('is-sending');
       document.getElementById('chat-empty')?.remove();
       stickToBottom = true;
+      // The photos sent with it are in the thread now (photos.js empties its tray).
+      document.dispatchEvent(new Event('hearth:message-accepted'));
     } else if (data.event === 'conversation-started') {
       conversationField().value = String(data.conversationId);
       showAddressSoon(data.url);
@@ -161,26 +163,29 @@
     }
   }
 
-  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-    const data = event.detail.message.data;
-    const isAppend = typeof data === 'string' && data.startsWith('{"event":"append"');
-    // A swap or an event may need the text sent before it (a tool card after its words).
-    if (!isAppend) showWaitingText();
-    if (typeof data !== 'string' || !data.startsWith('{"event"')) return;
-    let parsed;
+  /** A data frame (JSON) as its object; undefined for HTML, which htmx swaps. */
+  function readDataFrame(data) {
     try {
-      parsed = JSON.parse(data);
+      const frame = JSON.parse(data);
+      return typeof frame === 'object' && frame !== null && typeof frame.event === 'string' ? frame : undefined;
     } catch {
-      return; // Not ours: let htmx handle it.
+      return undefined;
     }
-    if (parsed.event === 'append') {
-      queueStreamedText(parsed);
+  }
+
+  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+    const frame = readDataFrame(event.detail.message.data);
+    // A swap or an event may need the text sent before it (a tool card after its words).
+    if (frame?.event !== 'append') showWaitingText();
+    if (!frame) return;
+    if (frame.event === 'append') {
+      queueStreamedText(frame);
       // Handled: htmx need not parse it again nor fire its after-events for every frame.
       event.detail.cancelled = true;
       event.preventDefault();
       return;
     }
-    handleServerEvent(parsed);
+    handleServerEvent(frame);
   });
 
   document.addEventListener('htmx:ws:after:message:incoming', () => {
@@ -239,8 +244,7 @@
   // Screen readers hear a finished reply once, from #chat-status, not every streamed token.
   function announceFinishedReplies() {
     document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-      const data = event.detail.message.data;
-      if (typeof data !== 'string' || !data.startsWith('{"event":"reply-finished"')) return;
+      if (readDataFrame(event.detail.message.data)?.event !== 'reply-finished') return;
       // The final swap of the reply may come in the same batch: read it once the DOM settles.
       setTimeout(() => {
         const bodies = document.querySelectorAll('#chat-thread .chat-message-assistant .chat-message-body');

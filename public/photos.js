@@ -248,10 +248,7 @@
   }, true);
 
   // The server saved the message: its photos are in the thread now.
-  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-    const data = event.detail.message.data;
-    if (typeof data === 'string' && data.startsWith('{"event":"message-accepted"')) clearTray();
-  });
+  document.addEventListener('hearth:message-accepted', clearTray);
 
   // Photos can be pasted into the message box too, where there is a keyboard.
   document.addEventListener('paste', (event) => {
