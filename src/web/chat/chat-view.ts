@@ -1,7 +1,7 @@
 import { formatWhen } from '../http/format-when.js';
 import type { Eta } from 'eta';
 import { markdownRendererVersion } from '../../engine/markdown/markdown-renderer.js';
-import { escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
+import { addCodeBars, escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../../storage/tool-call-store.js';
 import type { Tool } from '../../engine/tools/tool.js';
@@ -117,6 +117,8 @@ export interface LiveText {
  */
 function storedHtml(message: StoredMessage, content: string): string {
   if (message.html !== null && message.htmlVersion === markdownRendererVersion && content === message.content) return message.html;
+  // Version 1 differs only by the code bars: added to the stored HTML, so a long reply stays formatted.
+  if (message.html !== null && message.htmlVersion === 1 && content === message.content) return addCodeBars(message.html);
   return renderMarkdown(content, directRenderLimit);
 }
 
