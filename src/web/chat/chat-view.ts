@@ -26,6 +26,8 @@ export interface MessageView {
   createdAt: number;
   /** Photos the person sent with the message. */
   photos: PhotoView[];
+  /** Safe HTML shown instead of the text: the message opened at a search result, its words marked. */
+  markedBody?: string;
   /** Set when the message has other versions (an edit, a regenerated reply): "‹ 2/3 ›". */
   versions?: { position: number; count: number };
 }
@@ -187,6 +189,9 @@ export function createChatView(eta: Eta) {
       eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
+    /** The header's title; `retitle` adds the tab's <title>, `error` shows the rename field open with it. */
+    chatTitle: (title: { title: string; conversationId?: number; retitle?: boolean; typed?: string; error?: string }) =>
+      eta.render('./partials/chat-title', title),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),
     /** A notice in the thread; plain text is all headline. */
