@@ -274,14 +274,6 @@
     if (event.target === input()) growInput();
   });
 
-  document.addEventListener('click', (event) => {
-    const target = event.target instanceof Element ? event.target : null;
-    if (target?.closest('#sidebar-open')) body.classList.add('sidebar-open');
-    else if (target?.closest('#sidebar-close') || (body.classList.contains('sidebar-open') && !target?.closest('#sidebar'))) {
-      body.classList.remove('sidebar-open');
-    }
-  });
-
   document.addEventListener('DOMContentLoaded', () => {
     const element = thread();
     updateStreamingState();
