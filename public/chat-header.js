@@ -1,3 +1,4 @@
+// @ts-check
 // The chat page's phone comforts: the title in the header (tap to rename), message times
 // (relative, exact on tap), "jump to latest", opening a search result at its message, and the
 // example prompts of an empty chat. chat.js keeps the socket and the input; this file only reads
@@ -6,7 +7,9 @@
   'use strict';
   const { hearth } = window;
   const body = document.body;
-  const byId = (id) => document.getElementById(id);
+  const byId = (/** @type {string} */ id) => document.getElementById(id);
+  /** A field of the page by id (the message box, the title's field, the conversation's id). */
+  const field = (/** @type {string} */ id) => /** @type {HTMLInputElement | null} */ (byId(id));
   const thread = () => byId('chat-thread');
 
   // ---- Message times --------------------------------------------------------------------------
@@ -16,10 +19,10 @@
   const dayWithYearFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
   const exactFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
   const dayMs = 86_400_000;
-  const startOfDay = (date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+  const startOfDay = (/** @type {Date} */ date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
 
   /** "just now", "2 min ago", "today 14:05", "yesterday 14:05", "Mon 14:05", "3 Nov 14:05", "3 Nov 2025" — in this browser's time zone. */
-  function relativeTime(date, now) {
+  function relativeTime(/** @type {Date} */ date, /** @type {Date} */ now) {
     const seconds = (now.getTime() - date.getTime()) / 1000;
     if (seconds < 45) return 'just now';
     if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
@@ -32,7 +35,7 @@
     return dayWithYearFormat.format(date);
   }
 
-  function showTime(button, now) {
+  function showTime(/** @type {Element} */ button, /** @type {Date} */ now) {
     const time = button.querySelector('time');
     const date = new Date(time?.getAttribute('datetime') ?? '');
     if (!time || Number.isNaN(date.getTime())) return;
@@ -51,7 +54,7 @@
   let unseenMessages = false;
 
   /** `nearBottom`: measured already in this frame; read here when not given. */
-  function updateJumpToLatest(nearBottom) {
+  function updateJumpToLatest(/** @type {boolean | undefined} */ nearBottom = undefined) {
     const button = byId('jump-to-latest');
     const element = thread();
     if (!button || !element) return;
@@ -68,7 +71,7 @@
     if (!element) return;
     if (isPartialWindow()) {
       // The newest messages are not on this page: open the chat at its end.
-      location.assign(`/c/${encodeURIComponent(byId('conversation-id')?.value ?? '')}`);
+      location.assign(`/c/${encodeURIComponent(field('conversation-id')?.value ?? '')}`);
       return;
     }
     unseenMessages = false;
@@ -78,49 +81,13 @@
   }
 
   // ---- A window opened at a search match --------------------------------------------------------
-  const wordPattern = /[\p{L}\p{N}_]+/gu;
-  const escapeForRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-  /** Wraps each word that starts with a searched word (as the search matched it) in <mark>, as text nodes. */
-  function markWords(root, query) {
-    const words = (query.match(wordPattern) ?? []).slice(0, 12);
-    if (words.length === 0) return 0;
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.map(escapeForRegExp).join('|')})[\\p{L}\\p{N}_]*`, 'giu');
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    const nodes = [];
-    while (walker.nextNode()) nodes.push(walker.currentNode);
-    let marked = 0;
-    for (const node of nodes) {
-      const text = node.nodeValue ?? '';
-      pattern.lastIndex = 0;
-      const matches = [...text.matchAll(pattern)];
-      if (matches.length === 0) continue;
-      const pieces = document.createDocumentFragment();
-      let from = 0;
-      for (const match of matches) {
-        pieces.append(text.slice(from, match.index));
-        const mark = document.createElement('mark');
-        mark.className = 'search-mark';
-        mark.textContent = match[0];
-        pieces.append(mark);
-        from = match.index + match[0].length;
-        marked++;
-      }
-      pieces.append(text.slice(from));
-      node.replaceWith(pieces);
-    }
-    return marked;
-  }
-
+  // The server marked the searched words in the message (src/web/chat/search-marks.ts).
   function openAtHighlight() {
     const element = thread();
     const id = element?.dataset.highlight;
     const message = id ? byId(`message-${id}`) : null;
     if (!element || !message) return;
     message.classList.add('chat-message-highlight');
-    const query = new URLSearchParams(location.search).get('q') ?? '';
-    const messageBody = message.querySelector('.chat-message-body');
-    if (query && messageBody) markWords(messageBody, query);
     const target = message.querySelector('.search-mark') ?? message;
     // Centre the first marked word (in a long message the match may be far down it).
     element.scrollTop += target.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
@@ -131,118 +98,84 @@
   document.addEventListener('htmx:ws:before:connection', (event) => {
     if (isPartialWindow()) event.detail.connection.url += '&window=partial';
   });
-  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-    const data = event.detail.message.data;
-    if (typeof data !== 'string' || !data.startsWith('{"target"')) return;
+  // The socket's HTML comes as partials, each with its target: those that add a message are read here.
+  document.addEventListener('htmx:before:swap', (event) => {
+    const { ctx, tasks } = event.detail;
+    if (ctx.sourceElement?.id !== 'chat-app') return;
     const partial = isPartialWindow();
-    // Only whole-element swaps are read here; streamed text (most frames) is passed by untouched.
-    if (!partial && !data.startsWith('{"target":"#chat-thread"')) return;
-    let message;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return;
-    }
-    // (A re-rendered thread, innerHTML, replaces the window: it is not an added message.)
-    const addsMessage = message.target === '#chat-thread' && message.swap !== 'innerHTML' && /^\s*<article/.test(String(message.content ?? ''));
-    // A message from elsewhere (another device) while the person reads further up.
-    const element = thread();
-    if (addsMessage && element && !hearth.isNearBottom(element)) unseenMessages = true;
-    if (partial && (addsMessage || !document.querySelector(message.target))) {
-      event.detail.cancelled = true;
-      updateJumpToLatest();
+    for (const task of [...tasks]) {
+      // (A re-rendered thread, innerHTML, replaces the window: it is not an added message.)
+      const addsMessage = task.target?.id === 'chat-thread' && task.swapSpec.style !== 'innerHTML' && task.fragment.firstElementChild?.tagName === 'ARTICLE';
+      // A message from elsewhere (another device) while the person reads further up.
+      const element = thread();
+      if (addsMessage && element && !hearth.isNearBottom(element)) unseenMessages = true;
+      if (partial && (addsMessage || !task.target)) {
+        tasks.splice(tasks.indexOf(task), 1);
+        updateJumpToLatest();
+      }
     }
   });
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     if (event.detail.cancelled || event.detail.message.values?.type !== 'send' || !isPartialWindow()) return;
     event.detail.cancelled = true;
     event.preventDefault();
-    byId('chat-form')?.submit();
+    /** @type {HTMLFormElement | null} */ (byId('chat-form'))?.submit();
   });
 
-  // ---- The title and renaming -----------------------------------------------------------------
-  const titleForm = () => byId('chat-title-form');
-
+  // ---- Renaming ------------------------------------------------------------------------------
+  // The field opens here; Save posts through htmx and the server answers with the title area
+  // again (views/partials/chat-title.eta): renamed, or open with its refusal in its own words.
   function openRename() {
-    const form = titleForm();
-    const input = byId('chat-title-input');
-    if (!form || !input || !form.dataset.conversationId) return;
+    const form = byId('chat-title-form');
+    const input = field('chat-title-input');
+    if (!form || !input) return;
     input.value = byId('chat-title-text')?.textContent ?? '';
-    byId('chat-title-error').hidden = true;
+    showRenameError('');
     // The heading stays (for screen readers, the page's one h1), only out of sight while the field is open.
-    byId('chat-title').classList.add('visually-hidden');
+    byId('chat-title')?.classList.add('visually-hidden');
     form.hidden = false;
     input.focus();
     input.select();
   }
 
   function closeRename() {
-    const form = titleForm();
+    const form = byId('chat-title-form');
     if (!form) return;
     form.hidden = true;
-    byId('chat-title').classList.remove('visually-hidden');
+    byId('chat-title')?.classList.remove('visually-hidden');
     byId('chat-title-button')?.focus();
   }
 
-  function showTitle(conversationId, title) {
-    byId('chat-title-text').textContent = title;
-    document.title = `${title} · Hearth`;
-    const item = byId(`history-item-${conversationId}`);
-    const itemTitle = item?.querySelector('.history-title');
-    if (itemTitle) itemTitle.textContent = title;
-    item?.querySelector('.history-delete')?.setAttribute('aria-label', `Delete “${title}”`);
-  }
-
-  async function saveTitle(form) {
+  function showRenameError(/** @type {string} */ text) {
     const error = byId('chat-title-error');
-    const id = form.dataset.conversationId;
-    const title = byId('chat-title-input').value;
-    const save = byId('chat-title-save');
-    save.disabled = true;
-    try {
-      const answer = await hearth.postJson(form.action, { title }, {
-        unreachable: 'The server could not be reached; the title was not saved.',
-        refused: 'The title was not saved',
-      });
-      showTitle(id, answer.title);
-      closeRename();
-    } catch (problem) {
-      error.textContent = problem.message;
-      error.hidden = false;
-    } finally {
-      save.disabled = false;
-    }
+    if (!error) return;
+    error.textContent = text;
+    error.hidden = !text;
   }
 
-  // A new chat gets its id (and its title) from its first message: it can be renamed from then on.
-  function adoptNewConversation() {
-    const form = titleForm();
-    const id = byId('conversation-id')?.value;
-    if (!form || !id || form.dataset.conversationId) return;
-    const title = byId(`history-item-${id}`)?.querySelector('.history-title')?.textContent;
-    if (!title) return;
-    form.dataset.conversationId = id;
-    form.action = `/c/${id}/title`;
-    byId('chat-title-button').disabled = false;
-    showTitle(id, title);
-  }
+  // No answer at all, or a proxy's error page (not swapped: hx-status:5xx), is said here.
+  document.addEventListener('htmx:error', (event) => {
+    if (event.target === byId('chat-title-form')) showRenameError('The server could not be reached; the title was not saved.');
+  });
+  document.addEventListener('htmx:response:error', (event) => {
+    const status = event.detail.ctx.response.status;
+    if (event.target === byId('chat-title-form') && status >= 500) showRenameError(`The title was not saved (${status}).`);
+  });
 
   // ---- Wiring ---------------------------------------------------------------------------------
   document.addEventListener('click', (event) => {
-    const target = event.target instanceof Element ? event.target : null;
-    if (!target) return;
-    const time = target.closest('.chat-message-time');
+    const time = hearth.within(event, '.chat-message-time');
     if (time) {
       time.setAttribute('aria-pressed', time.getAttribute('aria-pressed') === 'true' ? 'false' : 'true');
       showTime(time, new Date());
       return;
     }
-    if (target.closest('#chat-title-button')) return openRename();
-    if (target.closest('#chat-title-cancel')) return closeRename();
-    if (target.closest('#jump-to-latest')) return jumpToLatest();
-    const example = target.closest('.chat-example');
+    if (hearth.within(event, '#chat-title-button')) return openRename();
+    if (hearth.within(event, '#chat-title-cancel')) return closeRename();
+    if (hearth.within(event, '#jump-to-latest')) return jumpToLatest();
+    const example = hearth.within(event, '.chat-example');
     if (example) {
-      const input = byId('chat-input');
+      const input = field('chat-input');
       if (!input) return;
       input.value = example.dataset.prompt ?? '';
       // chat.js grows the box on input.
@@ -250,11 +183,6 @@
       input.focus();
       input.setSelectionRange(input.value.length, input.value.length);
     }
-  });
-  document.addEventListener('submit', (event) => {
-    if (event.target !== titleForm()) return;
-    event.preventDefault();
-    void saveTitle(event.target);
   });
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && event.target === byId('chat-title-input')) {
@@ -268,23 +196,18 @@
   // loop (page-kit.js), which reads the thread's position once for chat.js and this file.
   // New and replaced messages get their times from the thread's MutationObserver below; writing
   // every time again here would make the browser restyle the whole thread before that read.
-  let messagesArrived = false;
+  // Streaming starts and ends with a socket message too: chat.js's hook, first in the frame, has
+  // set <body>'s class by the time this one reads it.
   let jumpOutdated = false;
-  function updateSoon(afterMessages) {
-    messagesArrived ||= afterMessages;
-    jumpOutdated = true;
-    hearth.requestFrame();
-  }
   hearth.onFrame((frame) => {
-    if (messagesArrived) {
-      messagesArrived = false;
-      adoptNewConversation();
-    }
     if (!jumpOutdated && !frame.scrolled) return;
     jumpOutdated = false;
     updateJumpToLatest(frame.position().nearBottom);
   });
-  document.addEventListener('htmx:ws:after:message:incoming', () => updateSoon(true));
+  document.addEventListener('htmx:ws:after:message:incoming', () => {
+    jumpOutdated = true;
+    hearth.requestFrame();
+  });
   document.addEventListener('DOMContentLoaded', () => {
     refreshTimes();
     // Pages loaded above or below get their times too (htmx's swap events fire on the detached loader).
@@ -300,8 +223,6 @@
       }).observe(element, { childList: true });
     }
     openAtHighlight();
-    // Streaming starts and ends by a class on <body> (chat.js).
-    new MutationObserver(() => updateSoon(false)).observe(body, { attributes: true, attributeFilter: ['class'] });
     updateJumpToLatest();
     setInterval(() => refreshTimes(), 60_000);
   });

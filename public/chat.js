@@ -1,3 +1,4 @@
+// @ts-check
 // Behaviour htmx does not cover: keyboard sending, clearing the input once the server has
 // saved the message, following a new conversation's address, and keeping the view scrolled.
 (() => {
@@ -5,9 +6,9 @@
   const { hearth } = window;
   const body = document.body;
   const thread = () => document.getElementById('chat-thread');
-  const input = () => document.getElementById('chat-input');
-  const form = () => document.getElementById('chat-form');
-  const conversationField = () => document.getElementById('conversation-id');
+  const input = () => /** @type {HTMLTextAreaElement | null} */ (document.getElementById('chat-input'));
+  const form = () => /** @type {HTMLFormElement | null} */ (document.getElementById('chat-form'));
+  const conversationField = () => /** @type {HTMLInputElement | null} */ (document.getElementById('conversation-id'));
   let stickToBottom = true;
 
   function socketUrl() {
@@ -46,7 +47,6 @@
       structureChanged = false;
       updateStreamingState();
       if (document.querySelector('#chat-thread > .chat-error-notice:last-child')) body.classList.remove('is-sending');
-      makeCodeBlocksFocusable();
     }
     if (!frame.scrolled && !contentChanged) return;
     if (frame.scrolled) {
@@ -74,18 +74,19 @@
   // in pieces (blocks that end at a line break, so it looks the same) and only the last piece
   // grows: each frame lays out a few KB, not the whole reply.
   const streamPieceCharacters = 2048;
-  function newStreamPiece(element, text) {
+  function newStreamPiece(/** @type {HTMLElement} */ element, /** @type {string} */ text) {
     const piece = document.createElement('div');
     piece.className = 'chat-stream-piece';
     piece.append(document.createTextNode(text));
     element.append(piece);
   }
-  function appendStreamedText(target, text) {
+  function appendStreamedText(/** @type {string} */ target, /** @type {string} */ text) {
     const element = document.getElementById(target.slice(1));
     if (!element) return;
     const last = element.lastChild;
     // The text so far: straight in the element (as the server rendered it) or in the last piece.
-    const tail = last?.nodeType === Node.TEXT_NODE ? last : last?.classList?.contains('chat-stream-piece') ? last.lastChild : null;
+    const piece = last instanceof Element && last.classList.contains('chat-stream-piece') ? last.lastChild : null;
+    const tail = last instanceof Text ? last : piece instanceof Text ? piece : null;
     if (!tail) newStreamPiece(element, text);
     else {
       const lineEnd = tail.length >= streamPieceCharacters ? text.indexOf('\n') : -1;
@@ -104,6 +105,7 @@
   // from the socket puts the waiting text in first (showWaitingText), so the order stays as sent.
   const streamTextIntervalMs = 50;
   const waitingText = new Map();
+  /** @type {number | undefined} */
   let waitingTimer;
   let lastTextShown = Number.NEGATIVE_INFINITY;
   function showWaitingText() {
@@ -114,13 +116,13 @@
     for (const [target, text] of waitingText) appendStreamedText(target, text);
     waitingText.clear();
   }
-  function queueStreamedText(data) {
+  function queueStreamedText(/** @type {DataFrame} */ data) {
     if (typeof data.target !== 'string' || !data.target.startsWith('#') || typeof data.text !== 'string' || !data.text) return;
     waitingText.set(data.target, (waitingText.get(data.target) ?? '') + data.text);
     if (waitingTimer !== undefined) return;
     const wait = lastTextShown + streamTextIntervalMs - performance.now();
     if (wait <= 0) showWaitingText();
-    else waitingTimer = setTimeout(showWaitingText, wait);
+    else waitingTimer = window.setTimeout(showWaitingText, wait);
   }
 
   function growInput() {
@@ -133,7 +135,7 @@
   // The new chat's address is for a reload or a bookmark, not for reading the reply: it is set
   // when the page has a moment (at the latest after a second). A page's first address change can
   // take several ms, and a fast reply keeps a phone busy from its first words to its end.
-  function showAddressSoon(url) {
+  function showAddressSoon(/** @type {string} */ url) {
     const show = () => {
       if (location.pathname + location.search !== url) history.replaceState(null, '', url);
     };
@@ -141,11 +143,15 @@
     else setTimeout(show, 0);
   }
 
-  function handleServerEvent(data) {
+  /** The one place data frames are read (by their event), after JSON.parse. */
+  function handleDataFrame(/** @type {DataFrame} */ data) {
     if (data.event === 'reply-state') replyRunning = data.running === true;
-    else if (data.event === 'reply-finished') replyRunning = false;
-    if (data.event === 'message-accepted') {
-      const element = input();
+    else if (data.event === 'reply-finished') {
+      replyRunning = false;
+      announceFinishedReply();
+    }
+    const element = input();
+    if (data.event === 'message-accepted' && element) {
       element.value = '';
       // Empty, the box is one row, its CSS height: no need to measure it (that would lay out the
       // page while the reply's first words are on their way).
@@ -153,34 +159,45 @@
       body.classList.remove('is-sending');
       document.getElementById('chat-empty')?.remove();
       stickToBottom = true;
+      // The photos sent with it are in the thread now (photos.js empties its tray).
+      document.dispatchEvent(new Event('hearth:message-accepted'));
     } else if (data.event === 'conversation-started') {
-      conversationField().value = String(data.conversationId);
-      showAddressSoon(data.url);
+      const field = conversationField();
+      if (field) field.value = String(data.conversationId);
+      showAddressSoon(data.url ?? '');
+      // Its title area and sidebar item come as HTML after the reply's first words.
+      if (data.title) document.title = `${data.title} · Hearth`;
       document.querySelector('#history-list .history-empty')?.remove();
       document.querySelectorAll('.history-item-current').forEach((item) => item.classList.remove('history-item-current'));
     }
   }
 
-  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-    const data = event.detail.message.data;
-    const isAppend = typeof data === 'string' && data.startsWith('{"event":"append"');
-    // A swap or an event may need the text sent before it (a tool card after its words).
-    if (!isAppend) showWaitingText();
-    if (typeof data !== 'string' || !data.startsWith('{"event"')) return;
-    let parsed;
+  /**
+   * A data frame (JSON) as its object; undefined for HTML, which htmx swaps.
+   * @returns {DataFrame | undefined}
+   */
+  function readDataFrame(/** @type {string} */ data) {
     try {
-      parsed = JSON.parse(data);
+      const frame = JSON.parse(data);
+      return typeof frame === 'object' && frame !== null && typeof frame.event === 'string' ? frame : undefined;
     } catch {
-      return; // Not ours: let htmx handle it.
+      return undefined;
     }
-    if (parsed.event === 'append') {
-      queueStreamedText(parsed);
+  }
+
+  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
+    const frame = readDataFrame(event.detail.message.data);
+    // A swap or an event may need the text sent before it (a tool card after its words).
+    if (frame?.event !== 'append') showWaitingText();
+    if (!frame) return;
+    if (frame.event === 'append') {
+      queueStreamedText(frame);
       // Handled: htmx need not parse it again nor fire its after-events for every frame.
       event.detail.cancelled = true;
       event.preventDefault();
       return;
     }
-    handleServerEvent(parsed);
+    handleDataFrame(frame);
   });
 
   document.addEventListener('htmx:ws:after:message:incoming', () => {
@@ -225,7 +242,7 @@
     document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
     document.addEventListener('submit', (event) => {
       if (event.target !== form()) return;
-      if (!String(input()?.value ?? '').trim() && !document.getElementById('photo-ids')?.value) {
+      if (!String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (document.getElementById('photo-ids'))?.value) {
         event.preventDefault();
         event.stopImmediatePropagation();
         return;
@@ -237,25 +254,14 @@
   keepFormWorkingUntilConnected();
 
   // Screen readers hear a finished reply once, from #chat-status, not every streamed token.
-  function announceFinishedReplies() {
-    document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-      const data = event.detail.message.data;
-      if (typeof data !== 'string' || !data.startsWith('{"event":"reply-finished"')) return;
-      // The final swap of the reply may come in the same batch: read it once the DOM settles.
-      setTimeout(() => {
-        const bodies = document.querySelectorAll('#chat-thread .chat-message-assistant .chat-message-body');
-        const text = bodies.length ? (bodies[bodies.length - 1].textContent ?? '').replace(/\s+/g, ' ').trim() : '';
-        hearth.announce(text ? `Reply finished: ${text.slice(0, 2000)}` : 'Reply finished');
-      }, 0);
-    });
+  function announceFinishedReply() {
+    // The final swap of the reply may come in the same batch: read it once the DOM settles.
+    setTimeout(() => {
+      const bodies = document.querySelectorAll('#chat-thread .chat-message-assistant .chat-message-body');
+      const text = (bodies[bodies.length - 1]?.textContent ?? '').replace(/\s+/g, ' ').trim();
+      hearth.announce(text ? `Reply finished: ${text.slice(0, 2000)}` : 'Reply finished');
+    }, 0);
   }
-  announceFinishedReplies();
-
-  // Code blocks scroll sideways on a phone; a keyboard reaches them only if they can take focus.
-  function makeCodeBlocksFocusable() {
-    document.querySelectorAll('#chat-thread pre:not([tabindex])').forEach((block) => block.setAttribute('tabindex', '0'));
-  }
-  document.addEventListener('DOMContentLoaded', makeCodeBlocksFocusable);
 
   document.addEventListener('keydown', (event) => {
     if (event.target !== input() || event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
@@ -266,14 +272,6 @@
   });
   document.addEventListener('input', (event) => {
     if (event.target === input()) growInput();
-  });
-
-  document.addEventListener('click', (event) => {
-    const target = event.target instanceof Element ? event.target : null;
-    if (target?.closest('#sidebar-open')) body.classList.add('sidebar-open');
-    else if (target?.closest('#sidebar-close') || (body.classList.contains('sidebar-open') && !target?.closest('#sidebar'))) {
-      body.classList.remove('sidebar-open');
-    }
   });
 
   document.addEventListener('DOMContentLoaded', () => {

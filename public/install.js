@@ -1,3 +1,4 @@
+// @ts-check
 // Lets Hearth open offline with a "cannot be reached" page. Browsers allow a service worker only in
 // secure contexts (HTTPS, localhost); on plain LAN HTTP nothing is registered and pages work as before.
 if (window.isSecureContext && 'serviceWorker' in navigator) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The memory page: the byte counter follows the editor as you type, and "Reset to default"
 // asks before it throws the current system prompt away.
 (() => {
@@ -5,7 +6,7 @@
   const encoder = new TextEncoder();
 
   function updateByteCounter() {
-    const editor = document.getElementById('memory-editor');
+    const editor = /** @type {HTMLTextAreaElement | null} */ (document.getElementById('memory-editor'));
     const counter = document.getElementById('memory-size');
     if (!editor || !counter) return;
     const max = Number(counter.dataset.maxBytes);

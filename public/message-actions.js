@@ -1,14 +1,16 @@
+// @ts-check
 // Message actions: copy a reply or a code block, edit one of your messages, the details of
 // regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send), and
 // Retry on a notice in the thread.
 (() => {
   'use strict';
-  const { announce, afterThreadChange } = window.hearth;
+  const { announce, afterThreadChange, within } = window.hearth;
   const thread = () => document.getElementById('chat-thread');
+  // (The Copy bar of each code block comes from the server's Markdown renderer.)
   const feedbackMs = 1600;
 
   /** Plain HTTP on the LAN has no navigator.clipboard: copy through a selected, off-screen textarea. */
-  function copyWithSelection(text) {
+  function copyWithSelection(/** @type {string} */ text) {
     const active = document.activeElement;
     const area = document.createElement('textarea');
     area.value = text;
@@ -31,7 +33,7 @@
   }
 
   /** Copies a text, or the text a promise gives (a reply's Markdown being fetched). */
-  async function copyText(textOrPromise) {
+  async function copyText(/** @type {string | Promise<string>} */ textOrPromise) {
     try {
       if (navigator.clipboard && window.isSecureContext) {
         try {
@@ -57,8 +59,9 @@
    * A reply's Markdown, from the server (pages do not carry it twice). Asked for when a finger
    * touches Copy, so it is usually here by the time the tap ends; a few are kept.
    */
+  /** @type {Map<string, Promise<string>>} */
   const sources = new Map();
-  function replySource(url) {
+  function replySource(/** @type {string} */ url) {
     let source = sources.get(url);
     if (!source) {
       source = fetch(url, { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
@@ -66,14 +69,14 @@
         return response.text();
       });
       source.catch(() => sources.delete(url));
-      if (sources.size >= 20) sources.delete(sources.keys().next().value);
+      if (sources.size >= 20) sources.delete(/** @type {string} */ (sources.keys().next().value));
       sources.set(url, source);
     }
     return source;
   }
 
   /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
-  function showCopied(button, copied) {
+  function showCopied(/** @type {HTMLElement} */ button, /** @type {boolean} */ copied) {
     button.classList.toggle('is-copied', copied);
     button.classList.toggle('is-copy-failed', !copied);
     button.dataset.feedback = copied ? 'Copied' : 'Copy failed';
@@ -85,115 +88,53 @@
     }, feedbackMs));
   }
 
-  function languageOf(block) {
-    const code = block.querySelector('code');
-    const match = /(?:^|\s)language-([\w+#.-]{1,20})(?:\s|$)/.exec(code?.className ?? '');
-    return match ? match[1] : '';
-  }
-
-  /**
-   * A bar with a Copy button above each code block of a finished reply. Added here, so the stored
-   * HTML stays as rendered; the labels come from CSS (data-*), so the reply's text is unchanged.
-   */
-  function addCodeCopyButtons() {
-    const blocks = document.querySelectorAll('#chat-thread .chat-message-assistant:not(.chat-message-streaming) .chat-message-body pre');
-    for (const block of blocks) {
-      if (block.parentElement?.classList.contains('code-block')) continue;
-      const wrapper = document.createElement('div');
-      wrapper.className = 'code-block';
-      const bar = document.createElement('div');
-      bar.className = 'code-block-bar';
-      const language = languageOf(block);
-      if (language) bar.dataset.language = language;
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'button code-copy';
-      button.setAttribute('aria-label', language ? `Copy ${language} code` : 'Copy code');
-      bar.append(button);
-      block.before(wrapper);
-      wrapper.append(bar, block);
-    }
-  }
-
-  /** Swaps the message's text for an editor in place; Save & send goes over the socket as an 'edit'. */
-  function openEditor(message, messageId) {
-    if (message.querySelector('.message-edit-form')) return;
-    const body = message.querySelector('.chat-message-body');
-    const form = document.createElement('form');
-    form.className = 'message-edit-form';
-    form.setAttribute('hx-ws:send', '');
-    const fields = { type: 'edit', messageId };
-    for (const [name, value] of Object.entries(fields)) {
-      const field = document.createElement('input');
-      field.type = 'hidden';
-      field.name = name;
-      field.value = value;
-      form.append(field);
-    }
-    const label = document.createElement('label');
-    label.className = 'visually-hidden';
-    label.htmlFor = `message-${messageId}-editor`;
-    label.textContent = 'Edit your message';
-    const editor = document.createElement('textarea');
-    editor.id = `message-${messageId}-editor`;
-    editor.name = 'message';
-    editor.className = 'message-editor';
-    editor.rows = 3;
-    editor.value = body?.textContent ?? '';
+  /** Puts the message's editor (a template from the server) in place of its text; Save & send goes over the socket as an 'edit'. */
+  function openEditor(/** @type {Element} */ message) {
+    const template = message.querySelector('template.message-edit-template');
+    if (!(template instanceof HTMLTemplateElement) || message.querySelector('.message-edit-form')) return;
+    message.querySelector('.chat-message-body')?.after(template.content.cloneNode(true));
+    const form = message.querySelector('.message-edit-form');
+    const editor = form?.querySelector('textarea');
+    if (!form || !editor) return;
     const limit = document.getElementById('chat-input')?.getAttribute('maxlength');
     if (limit) editor.maxLength = Number(limit);
-    const buttons = document.createElement('div');
-    buttons.className = 'message-edit-buttons';
-    const cancel = document.createElement('button');
-    cancel.type = 'button';
-    cancel.className = 'button message-edit-cancel';
-    cancel.textContent = 'Cancel';
-    const save = document.createElement('button');
-    save.type = 'submit';
-    save.className = 'button button-primary message-edit-save';
-    save.textContent = 'Save & send';
-    buttons.append(cancel, save);
-    form.append(label, editor, buttons);
-    (body ?? message).after(form);
     message.classList.add('is-editing');
     window.htmx?.process(form);
     editor.focus();
     editor.setSelectionRange(editor.value.length, editor.value.length);
   }
 
-  function closeEditor(message) {
-    message.querySelector('.message-edit-form')?.remove();
-    message.classList.remove('is-editing');
-    message.querySelector('.message-edit')?.focus();
+  function closeEditor(/** @type {Element | null} */ message) {
+    message?.querySelector('.message-edit-form')?.remove();
+    message?.classList.remove('is-editing');
+    /** @type {HTMLElement | null | undefined} */ (message?.querySelector('.message-edit'))?.focus();
   }
 
   document.addEventListener('pointerdown', (event) => {
-    const copyReply = event.target instanceof Element ? event.target.closest('#chat-thread .message-copy') : null;
-    if (copyReply) void replySource(copyReply.dataset.source).catch(() => undefined);
+    const copyReply = within(event, '#chat-thread .message-copy');
+    if (copyReply) void replySource(copyReply.dataset.source ?? '').catch(() => undefined);
   });
 
   document.addEventListener('click', (event) => {
-    const target = event.target instanceof Element ? event.target : null;
-    const message = target?.closest('#chat-thread .chat-message');
-    if (!target || !message) return;
-    const copyReply = target.closest('.message-copy');
+    const message = within(event, '#chat-thread .chat-message');
+    if (!message) return;
+    const copyReply = within(event, '.message-copy');
     if (copyReply) {
-      void copyText(replySource(copyReply.dataset.source)).then((copied) => showCopied(copyReply, copied));
+      void copyText(replySource(copyReply.dataset.source ?? '')).then((copied) => showCopied(copyReply, copied));
       return;
     }
-    const copyCode = target.closest('.code-copy');
+    const copyCode = within(event, '.code-copy');
     if (copyCode) {
       const code = copyCode.closest('.code-block')?.querySelector('pre');
       // The renderer ends every block with a newline; a pasted snippet should not.
       void copyText((code?.textContent ?? '').replace(/\n$/, '')).then((copied) => showCopied(copyCode, copied));
       return;
     }
-    const edit = target.closest('.message-edit');
-    if (edit) {
-      openEditor(message, message.id.replace('message-', ''));
+    if (within(event, '.message-edit')) {
+      openEditor(message);
       return;
     }
-    if (target.closest('.message-edit-cancel')) closeEditor(message);
+    if (within(event, '.message-edit-cancel')) closeEditor(message);
   });
 
   // An empty edit is not sent. Edits and regenerations use the model picked now, like Send.
@@ -205,7 +146,7 @@
       return;
     }
     if (values.type === 'edit' || values.type === 'regenerate') {
-      const model = document.getElementById('model-select')?.value;
+      const model = /** @type {HTMLSelectElement | null} */ (document.getElementById('model-select'))?.value;
       if (model) values.model = model;
     }
     if (values.type === 'version') {
@@ -221,19 +162,19 @@
    * The server answers a change with the whole thread re-rendered, which takes this message's
    * element out: only that swap counts, not a page of earlier messages or a refusal landing first.
    */
-  function threadReplaced(messageId) {
+  function threadReplaced(/** @type {number} */ messageId) {
     const element = document.getElementById(`message-${messageId}`);
     return () => !element?.isConnected;
   }
 
   /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
-  function followNewReply(messageId) {
+  function followNewReply(/** @type {number} */ messageId) {
     afterThreadChange((element) => { element.scrollTop = element.scrollHeight; }, threadReplaced(messageId));
   }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
   document.addEventListener('keydown', (event) => {
-    const editor = event.target instanceof Element ? event.target.closest('.message-editor') : null;
+    const editor = /** @type {HTMLTextAreaElement | null} */ (within(event, '.message-editor'));
     if (!editor) return;
     if (event.key === 'Escape') {
       event.preventDefault();
@@ -248,10 +189,10 @@
    * A version switch re-renders the thread: keep the message before the switched one where it was
    * on screen, so the new version appears in the same place instead of the view jumping.
    */
-  function keepPlaceOfVersion(messageId, direction) {
+  function keepPlaceOfVersion(/** @type {number} */ messageId, /** @type {string} */ direction) {
     const previous = document.getElementById(`message-${messageId}`)?.previousElementSibling;
     const anchorId = previous?.classList.contains('chat-message') ? previous.id : '';
-    const offset = anchorId ? previous.getBoundingClientRect().top : 0;
+    const offset = previous && anchorId ? previous.getBoundingClientRect().top : 0;
     afterThreadChange((element) => {
       const again = anchorId ? document.getElementById(anchorId) : null;
       if (again) element.scrollTop += again.getBoundingClientRect().top - offset;
@@ -259,28 +200,19 @@
       const shown = again ? again.nextElementSibling : element.querySelector('.chat-message');
       const versions = shown?.querySelector('.message-versions');
       if (!versions) return;
-      const same = versions.querySelector(direction === 'earlier' ? '.message-version-earlier' : '.message-version-later');
-      const other = versions.querySelector(direction === 'earlier' ? '.message-version-later' : '.message-version-earlier');
+      /** @type {(which: string) => HTMLButtonElement | null} */
+      const button = (which) => versions.querySelector(`.message-version-${which}`);
+      const same = button(direction === 'earlier' ? 'earlier' : 'later');
+      const other = button(direction === 'earlier' ? 'later' : 'earlier');
       (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
       announce(versions.getAttribute('aria-label') ?? '');
     }, threadReplaced(messageId));
   }
 
-  function watchThread() {
-    const element = thread();
-    if (!element) return;
-    addCodeCopyButtons();
-    // New and re-rendered messages are children of the thread; streamed text (deeper) does not fire this.
-    new MutationObserver(addCodeCopyButtons).observe(element, { childList: true });
-    // Should a finished reply ever be updated in place rather than replaced, catch it when nothing streams.
-    document.addEventListener('htmx:ws:after:message:incoming', () => {
-      if (!element.querySelector('.chat-message-streaming')) addCodeCopyButtons();
-    });
-  }
   // Retry on a notice in the thread (Ollama not answering, no models): when the message the person
   // typed is still in the input, Retry sends it again rather than reloading the page, which could lose it.
   document.addEventListener('click', (event) => {
-    const retry = event.target instanceof Element ? event.target.closest('#chat-thread .chat-retry') : null;
+    const retry = within(event, '#chat-thread .chat-retry');
     if (!retry) return;
     const input = document.getElementById('chat-input');
     const form = document.getElementById('chat-form');
@@ -290,7 +222,4 @@
     document.querySelectorAll('#chat-thread > .chat-error-notice').forEach((notice) => notice.remove());
     form.requestSubmit();
   });
-
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watchThread);
-  else watchThread();
 })();

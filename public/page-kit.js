@@ -1,42 +1,31 @@
+// @ts-check
 // What the chat page's scripts share, as window.hearth (loaded before them): one copy of each.
 (() => {
   'use strict';
   const thread = () => document.getElementById('chat-thread');
 
   /** Says a line through #chat-status: cleared, then set in the next frame, so a repeat is still announced. */
-  function announce(text) {
+  function announce(/** @type {string} */ text) {
     const status = document.getElementById('chat-status');
     if (!status) return;
     status.textContent = '';
     requestAnimationFrame(() => { status.textContent = text; });
   }
 
-  /** Every form on the page carries the same token. */
-  const csrfToken = () => document.querySelector('input[name="_csrf"]')?.value ?? '';
+  /** The element matching `selector` that an event happened in (or null): the scripts' delegated handlers. */
+  const within = (/** @type {Event} */ event, /** @type {string} */ selector) =>
+    event.target instanceof Element ? /** @type {HTMLElement | null} */ (event.target.closest(selector)) : null;
 
-  /** Resolves to the server's JSON answer; fails with a readable line: `unreachable`, the server's error, or `refused (status)`. */
-  async function postJson(url, body, { unreachable, refused }) {
-    let response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrfToken() },
-        body: JSON.stringify(body),
-      });
-    } catch {
-      throw new Error(unreachable);
-    }
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(answer.error || answer.message || `${refused} (${response.status}).`);
-    return answer;
-  }
+  /** Every form on the page carries the same token. */
+  const csrfToken = () => /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="_csrf"]'))?.value ?? '';
 
   /**
    * Runs `change(thread)` once, when the thread's children next change (a swap landed: htmx fires
    * its after-swap events on the detached element it replaced) and `when()` holds: another swap
    * may land first (a page of earlier messages, an error notice). Forgotten after 5 s.
+   * @type {Hearth['afterThreadChange']}
    */
-  function afterThreadChange(change, when = () => true) {
+  const afterThreadChange = (change, when = () => true) => {
     const element = thread();
     if (!element) return;
     const observer = new MutationObserver(() => {
@@ -46,7 +35,7 @@
     });
     observer.observe(element, { childList: true });
     setTimeout(() => observer.disconnect(), 5000);
-  }
+  };
 
   /**
    * The page shows a window of the chat that does not reach its newest end (opened at a search
@@ -55,18 +44,19 @@
   const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
 
   /** The end of the thread is (nearly) in sight. */
-  const isNearBottom = (element) => element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+  const isNearBottom = (/** @type {HTMLElement} */ element) => element.scrollHeight - element.scrollTop - element.clientHeight < 80;
 
   // Reading a scroll position forces a layout, and a fast reply changes the thread many times a
   // frame: the scripts hook in here instead, and the loop runs once per painted frame (where the
   // layout is due anyway), only when asked. Hooks run in the order added: chat.js first, so its
   // DOM changes come before anyone reads.
+  /** @type {((frame: HearthFrame) => void)[]} */
   const hooks = [];
   let pending = false;
   let scrolled = false;
 
   /** `hook(frame)`: frame.scrolled (since the last frame), frame.position() ({ top, nearBottom }), frame.scrollToEnd(). */
-  const onFrame = (hook) => hooks.push(hook);
+  const onFrame = (/** @type {(frame: HearthFrame) => void} */ hook) => void hooks.push(hook);
 
   function requestFrame() {
     if (pending) return;
@@ -100,5 +90,5 @@
     }, { passive: true });
   });
 
-  window.hearth = Object.freeze({ announce, csrfToken, postJson, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
+  window.hearth = Object.freeze({ announce, within, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
 })();

@@ -1,3 +1,4 @@
+// @ts-check
 // Photos for vision models: pick from the camera or gallery, shrink in the browser (long side
 // 1,600 px, JPEG 0.85, which also drops the location data a camera writes), upload each one to
 // POST /attachments as it is picked, and send their ids with the message. The server checks
@@ -12,19 +13,19 @@
   const perMessage = 4;
 
   const { csrfToken } = window.hearth;
-  const byId = (id) => document.getElementById(id);
-  const form = () => byId('chat-form');
+  const byId = (/** @type {string} */ id) => document.getElementById(id);
+  const form = () => /** @type {HTMLFormElement | null} */ (byId('chat-form'));
   const tray = () => byId('photo-tray');
-  const idsField = () => byId('photo-ids');
+  const idsField = () => /** @type {HTMLInputElement | null} */ (byId('photo-ids'));
   const errorLine = () => byId('photo-error');
-  const modelSelect = () => byId('model-select');
+  const modelSelect = () => /** @type {HTMLSelectElement | null} */ (byId('model-select'));
 
-  /** Photos in the tray, in order: { key, element, status: 'uploading' | 'ready', id } */
+  /** @type {{ key: number, element: HTMLElement, status: 'uploading' | 'ready', id: string | undefined }[]} Photos in the tray, in order. */
   let photos = [];
   let nextKey = 1;
   let sendWhenUploaded = false;
 
-  function showError(text) {
+  function showError(/** @type {string} */ text) {
     const line = errorLine();
     if (!line) return;
     line.textContent = text;
@@ -37,7 +38,7 @@
     // No wording: the server could not say in time which models see; it decides at send.
     const attach = byId('photo-attach');
     const wording = attach?.getAttribute('data-photo-refusal');
-    if (!wording || !option || !option.value || option.hasAttribute('data-vision')) return '';
+    if (!attach || !wording || !option || !option.value || option.hasAttribute('data-vision')) return '';
     // Short names from the server (data-model-names): the naming rule lives in src/photos/vision-models.ts only.
     const names = JSON.parse(attach.getAttribute('data-model-names') || '{}');
     return wording.replace('{model}', names[option.value] ?? option.value);
@@ -53,13 +54,15 @@
     const element = tray();
     if (!element) return;
     element.hidden = photos.length === 0;
-    idsField().value = photos.filter((photo) => photo.status === 'ready').map((photo) => photo.id).join(',');
+    const ids = idsField();
+    if (ids) ids.value = photos.filter((photo) => photo.status === 'ready').map((photo) => photo.id).join(',');
     form()?.classList.toggle('has-photos', photos.length > 0);
     // Send was pressed: it goes once the uploads are done (the button dims meanwhile).
     form()?.classList.toggle('is-waiting-for-photos', sendWhenUploaded);
     photos.forEach((photo, index) => {
-      photo.element.querySelector('img').alt = `Photo ${index + 1} to send`;
-      photo.element.querySelector('.photo-remove').setAttribute('aria-label', `Remove photo ${index + 1}`);
+      const image = photo.element.querySelector('img');
+      if (image) image.alt = `Photo ${index + 1} to send`;
+      photo.element.querySelector('.photo-remove')?.setAttribute('aria-label', `Remove photo ${index + 1}`);
     });
     if (sendWhenUploaded && photos.every((photo) => photo.status === 'ready')) {
       sendWhenUploaded = false;
@@ -68,7 +71,7 @@
     }
   }
 
-  function removePhoto(key) {
+  function removePhoto(/** @type {number} */ key) {
     const photo = photos.find((candidate) => candidate.key === key);
     if (!photo) return;
     // Uploaded but not wanted: gone from the server now (else it is pruned after a day).
@@ -88,12 +91,13 @@
     syncTray();
   }
 
-  async function decode(file) {
+  /** @returns {Promise<ImageBitmap | HTMLImageElement>} */
+  async function decode(/** @type {Blob} */ file) {
     if (typeof createImageBitmap === 'function') return createImageBitmap(file, { imageOrientation: 'from-image' });
     // Older browsers: through <img>, from a data: URL (the page's policy refuses blob: images).
-    const url = await new Promise((resolve, reject) => {
+    const url = await new Promise((/** @type {(url: string) => void} */ resolve, reject) => {
       const reader = new FileReader();
-      reader.onload = () => resolve(reader.result);
+      reader.onload = () => resolve(String(reader.result));
       reader.onerror = () => reject(reader.error);
       reader.readAsDataURL(file);
     });
@@ -103,11 +107,12 @@
     return image;
   }
 
-  function draw(source, width, height) {
+  function draw(/** @type {CanvasImageSource} */ source, /** @type {number} */ width, /** @type {number} */ height) {
     const canvas = document.createElement('canvas');
     canvas.width = width;
     canvas.height = height;
     const context = canvas.getContext('2d');
+    if (!context) throw new Error('no canvas');
     // JPEG has no transparency: a transparent PNG goes on white, not black.
     context.fillStyle = '#ffffff';
     context.fillRect(0, 0, width, height);
@@ -117,26 +122,27 @@
   }
 
   /** The photo as a JPEG of at most 1,600 px on its long side, and a small data: URL to show in the tray. */
-  async function shrink(file) {
+  async function shrink(/** @type {Blob} */ file) {
     const source = await decode(file);
-    const width = source.width || source.naturalWidth;
-    const height = source.height || source.naturalHeight;
+    const width = source instanceof HTMLImageElement ? source.naturalWidth : source.width;
+    const height = source instanceof HTMLImageElement ? source.naturalHeight : source.height;
     if (!width || !height) throw new Error('no size');
     const scale = Math.min(1, maxLongSide / Math.max(width, height));
     const canvas = draw(source, Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)));
-    const scaled = (side) => {
+    const scaled = (/** @type {number} */ side) => {
       const factor = Math.min(1, side / Math.max(width, height));
       return draw(canvas, Math.max(1, Math.round(width * factor)), Math.max(1, Math.round(height * factor)));
     };
     // A data: URL, which the page's Content-Security-Policy allows for images (blob: is not).
     const preview = scaled(previewSide).toDataURL('image/jpeg', 0.7);
-    source.close?.();
-    const jpeg = (target, quality) =>
-      new Promise((resolve, reject) => target.toBlob((result) => (result ? resolve(result) : reject(new Error('no JPEG'))), 'image/jpeg', quality));
+    if (!(source instanceof HTMLImageElement)) source.close();
+    const jpeg = (/** @type {HTMLCanvasElement} */ target, /** @type {number} */ quality) =>
+      new Promise((/** @type {(blob: Blob) => void} */ resolve, reject) => target.toBlob((result) => (result ? resolve(result) : reject(new Error('no JPEG'))), 'image/jpeg', quality));
     return { blob: await jpeg(canvas, jpegQuality), thumbnail: await jpeg(scaled(thumbnailSide), 0.8), preview };
   }
 
-  async function upload(blob) {
+  /** @returns {Promise<string>} */
+  async function upload(/** @type {Blob} */ blob) {
     const response = await fetch('/attachments', {
       method: 'POST',
       headers: { 'content-type': blob.type || 'image/jpeg', 'x-csrf-token': csrfToken() },
@@ -150,7 +156,7 @@
   }
 
   /** The thread shows this small version; without it (a failed upload) it shows the photo itself. */
-  async function uploadThumbnail(id, blob) {
+  async function uploadThumbnail(/** @type {string} */ id, /** @type {Blob} */ blob) {
     await fetch(`/attachments/${id}/thumbnail`, {
       method: 'PUT',
       headers: { 'content-type': 'image/jpeg', 'x-csrf-token': csrfToken() },
@@ -159,27 +165,21 @@
     }).catch(() => {});
   }
 
-  function trayItem(key) {
-    const item = document.createElement('div');
-    item.className = 'photo-tray-item is-uploading';
-    const image = document.createElement('img');
-    image.className = 'photo-tray-image';
-    image.alt = 'Photo to send';
-    const remove = document.createElement('button');
-    remove.type = 'button';
-    remove.className = 'photo-remove';
-    remove.textContent = '✕';
-    remove.addEventListener('click', () => removePhoto(key));
-    item.append(image, remove);
+  /** A tray item from the page's template (photo-composer.eta); its ✕ removes it. */
+  function trayItem(/** @type {number} */ key) {
+    const template = /** @type {HTMLTemplateElement} */ (byId('photo-tray-item'));
+    const item = /** @type {HTMLElement} */ (template.content.firstElementChild?.cloneNode(true));
+    item.querySelector('.photo-remove')?.addEventListener('click', () => removePhoto(key));
     return item;
   }
 
-  async function addFile(file) {
+  async function addFile(/** @type {File} */ file) {
     const key = nextKey++;
     const element = trayItem(key);
+    /** @type {(typeof photos)[number]} */
     const photo = { key, element, status: 'uploading', id: undefined };
     photos.push(photo);
-    tray().append(element);
+    tray()?.append(element);
     syncTray();
     const name = file.name ? `“${file.name}”` : 'That file';
     try {
@@ -189,7 +189,7 @@
       } catch {
         throw new Error(`${name} is not a photo this browser can open. Attach a JPEG, PNG or WebP image.`);
       }
-      element.querySelector('img').src = shrunk.preview;
+      /** @type {HTMLImageElement} */ (element.querySelector('img')).src = shrunk.preview;
       photo.id = await upload(shrunk.blob);
       await uploadThumbnail(photo.id, shrunk.thumbnail);
       if (!photos.includes(photo)) {
@@ -206,7 +206,7 @@
     }
   }
 
-  function addFiles(files) {
+  function addFiles(/** @type {Iterable<File>} */ files) {
     showError('');
     const room = perMessage - photos.length;
     const picked = [...files];
@@ -217,15 +217,15 @@
   }
 
   document.addEventListener('click', (event) => {
-    if (!(event.target instanceof Element) || !event.target.closest('#photo-attach')) return;
+    if (!window.hearth.within(event, '#photo-attach')) return;
     if (photos.length >= perMessage) return showError(`At most ${perMessage} photos can go with one message. Remove one first.`);
     byId('photo-input')?.click();
   });
 
   document.addEventListener('change', (event) => {
     if (event.target === modelSelect()) return void checkModel();
-    if (event.target?.id !== 'photo-input') return;
     const input = event.target;
+    if (!(input instanceof HTMLInputElement) || input.id !== 'photo-input') return;
     addFiles(input.files ?? []);
     // Picking the same photo again still fires a change.
     input.value = '';
@@ -248,10 +248,7 @@
   }, true);
 
   // The server saved the message: its photos are in the thread now.
-  document.addEventListener('htmx:ws:before:message:incoming', (event) => {
-    const data = event.detail.message.data;
-    if (typeof data === 'string' && data.startsWith('{"event":"message-accepted"')) clearTray();
-  });
+  document.addEventListener('hearth:message-accepted', clearTray);
 
   // Photos can be pasted into the message box too, where there is a keyboard.
   document.addEventListener('paste', (event) => {

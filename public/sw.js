@@ -1,35 +1,37 @@
+// @ts-check
 // Hearth's service worker: when a page cannot be loaded, show an offline page instead of the
 // browser's error. Chats are private (pages are sent with Cache-Control: no-store), so the only
 // things ever cached are the offline page and the files it needs, listed here. Nothing else is
 // stored, and every other request goes to the network untouched.
+const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 const cacheVersion = 'v1';
 const cachePrefix = 'hearth-offline-';
 const cacheName = cachePrefix + cacheVersion;
 const offlinePage = '/static/offline.html';
 const offlineFiles = [offlinePage, '/static/offline.css', '/static/icon.svg'];
 
-self.addEventListener('install', (event) => {
+worker.addEventListener('install', (event) => {
   event.waitUntil(
     caches.open(cacheName)
       // Without cookies: these files are public, and an answer carrying a renewed session cookie
       // could land after a login and undo it.
       .then((cache) => cache.addAll(offlineFiles.map((file) => new Request(file, { credentials: 'omit' }))))
-      .then(() => self.skipWaiting()),
+      .then(() => worker.skipWaiting()),
   );
 });
 
 // Older versions' caches go; caches that are not ours (none today) are left alone.
-self.addEventListener('activate', (event) => {
+worker.addEventListener('activate', (event) => {
   event.waitUntil(
     caches.keys()
       .then((names) => Promise.all(names
         .filter((name) => name.startsWith(cachePrefix) && name !== cacheName)
         .map((name) => caches.delete(name))))
-      .then(() => self.clients.claim()),
+      .then(() => worker.clients.claim()),
   );
 });
 
-self.addEventListener('fetch', (event) => {
+worker.addEventListener('fetch', (event) => {
   const request = event.request;
   if (request.method !== 'GET') return;
   if (request.mode === 'navigate') {
@@ -38,7 +40,7 @@ self.addEventListener('fetch', (event) => {
     return;
   }
   const url = new URL(request.url);
-  if (url.origin === self.location.origin && offlineFiles.includes(url.pathname)) {
+  if (url.origin === worker.location.origin && offlineFiles.includes(url.pathname)) {
     event.respondWith(fetch(request).catch(() => caches.match(url.pathname, { cacheName })
       .then((cached) => cached ?? Response.error())));
   }

@@ -122,7 +122,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
-    registerTitleRoutes(authenticated, { chatService });
+    registerTitleRoutes(authenticated, { chatService, store, view });
     registerMemoryRoutes(authenticated, { memory: services.memory, systemPrompt: services.systemPrompt });
     registerToolsRoutes(authenticated, { registry: services.registry, approvals: services.approvals, mcp: services.mcp });
     authenticated.register(async (socketScope) => {

@@ -203,8 +203,9 @@ function watchChat(): void {
   document.addEventListener('htmx:ws:before:message:incoming', (event) => {
     const data = (event as SocketEvent).detail.message.data;
     const text = typeof data === 'string' ? data : '';
-    const kind = (/^\{"(?:event":"([a-z-]+)|target":"([^"]+)","swap":"([a-zA-Z]+))/.exec(text) ?? []).slice(1).filter(Boolean).join(' ');
-    const final = text.includes('"swap":"outerHTML"') && text.includes('data-status=\\"complete\\"');
+    // Data frames are JSON ({"event": …}); HTML frames are <hx-partial hx-target hx-swap>s.
+    const kind = (/^\{"event":"([a-z-]+)|^<hx-partial hx-target="([^"]+)" hx-swap="([a-zA-Z]+)"/.exec(text) ?? []).slice(1).filter(Boolean).join(' ');
+    const final = text.includes('hx-swap="outerHTML"') && text.includes('data-status="complete"');
     state.frames.push({ at: performance.now(), kind, bytes: text.length, final });
   }, true);
   // Runs after the page's own listeners on document: a message chat.js handled itself is done here.

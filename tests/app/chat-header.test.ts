@@ -38,6 +38,34 @@ async function loggedIn(t: Parameters<typeof buildTestApp>[0]) {
   return { harness, cookie, csrf: csrfTokenFrom(page.body) };
 }
 
+test('renaming from the page (htmx) answers HTML: the title area renamed, the tab\'s title and the sidebar item; a refusal is the form again, open, with its words', async (t) => {
+  const { harness, cookie, csrf } = await loggedIn(t);
+  const { store, conversation } = seedConversation(harness, 2, 'Auto title');
+  const rename = (title: string) =>
+    harness.app.inject({
+      method: 'POST',
+      url: `/c/${conversation.id}/title`,
+      headers: { cookie, accept: 'text/html', 'hx-request': 'true' },
+      payload: { title, _csrf: csrf },
+    });
+
+  const ok = await rename('  Trip <to> York ');
+  assert.equal(ok.statusCode, 200);
+  assert.match(ok.headers['content-type'] as string, /^text\/html/);
+  assert.match(ok.body, /^<title>Trip &lt;to&gt; York · Hearth<\/title>/);
+  assert.match(ok.body, /<span class="chat-title-text" id="chat-title-text">Trip &lt;to&gt; York<\/span>/);
+  assert.match(ok.body, /<form class="chat-title-form" id="chat-title-form"[^>]* hidden/, 'the field is closed');
+  assert.match(ok.body, new RegExp(`<hx-partial hx-target="#history-item-${conversation.id}" hx-swap="outerHTML">\\s*<li class="history-item history-item-current"[\\s\\S]*<span class="history-title">Trip &lt;to&gt; York</span>`));
+  assert.equal(store.getConversation(conversation.id)!.title, 'Trip <to> York');
+
+  const empty = await rename('   ');
+  assert.equal(empty.statusCode, 400);
+  assert.match(empty.body, /<p class="chat-title-error" id="chat-title-error" role="alert">The title cannot be empty.<\/p>/);
+  assert.doesNotMatch(empty.body, /<form class="chat-title-form"[^>]* hidden/, 'the field stays open');
+  assert.match(empty.body, /<span class="chat-title-text" id="chat-title-text">Trip &lt;to&gt; York<\/span>/, 'the name is unchanged');
+  assert.doesNotMatch(empty.body, /<title>/);
+});
+
 test('renaming a chat: trimmed, 1–120 characters, shown in the header, the list and the tab', async (t) => {
   const { harness, cookie, csrf } = await loggedIn(t);
   const { store, conversation } = seedConversation(harness, 2, 'Auto title');
@@ -144,6 +172,9 @@ test('a chat opened at a message far back shows a window around it, with loaders
   assert.deepEqual(shown, ids.slice(ids.indexOf(shown[0]!), ids.indexOf(shown[0]!) + messagePageSize), 'one unbroken run');
   assert.ok(shown.indexOf(target) >= 5 && shown.indexOf(target) < 20, 'some context above the match, more below');
   assert.match(page.body, new RegExp(`id="chat-thread"[^>]*data-highlight="${target}"`));
+  // The searched word is marked in that message only, by the server.
+  assert.equal(page.body.match(/<mark class="search-mark">/g)?.length, 1);
+  assert.match(page.body, new RegExp(`id="message-${target}-body" hx-ignore>message <mark class="search-mark">number</mark> 101 here</div>`));
   assert.equal(loaderUrlIn(page.body, 'load-earlier'), `/c/${conversation.id}/messages?before=${shown[0]}`);
   assert.equal(loaderUrlIn(page.body, 'load-later'), `/c/${conversation.id}/messages?after=${shown.at(-1)}`);
   assert.ok(!page.body.includes('message number 300 here'), 'the newest messages are not on the page');

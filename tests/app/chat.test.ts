@@ -38,6 +38,10 @@ test('a message is saved before the model is called, and the reply streams then 
   assert.match(String(final.content), /<strong>bold<\/strong> &amp; &lt;b&gt;raw&lt;\/b&gt;/);
   assert.match(String(final.content), /data-status="complete"/);
   assert.ok(socket.messages.some(isSwap('#history-list', 'afterbegin')), 'the new conversation is added to the list');
+  // The header's title comes with it, now renamable (its form posts to the new chat).
+  const titleArea = socket.messages.find(isSwap('#chat-title-area', 'outerHTML'));
+  assert.match(String(titleArea?.content), /<span class="chat-title-text" id="chat-title-text">Hi there<\/span>[\s\S]*hx-post="\/c\/1\/title"/);
+  assert.equal(started.title, 'Hi there');
   // The sidebar item waits for the reply's first words, which a phone then shows sooner.
   const firstText = socket.messages.findIndex((message) => message.event === 'append' && message.target === '#message-2-body');
   assert.ok(firstText > 0 && socket.messages.findIndex(isSwap('#history-list', 'afterbegin')) > firstText, 'the sidebar item comes after the first text');

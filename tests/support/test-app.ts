@@ -12,6 +12,7 @@ import { createServices, type ServiceOptions, type Services } from '../../src/se
 import { createConversationStore, type ConversationStore } from '../../src/storage/conversation-store.js';
 import { openDatabase, type SqliteDatabase } from '../../src/storage/database.js';
 import { createToolCallStore, type ToolCallStore } from '../../src/storage/tool-call-store.js';
+import { readFrame } from './socket-frames.js';
 import { startOllamaStandin, type OllamaStandin, type StandinOptions } from './ollama-standin.js';
 
 export const testPassword = 'correct horse battery staple';
@@ -159,7 +160,10 @@ export async function restartTestApp(t: TestContext, first: TestApp, dependencie
   return app;
 }
 
-/** A WebSocket client that records every message the server sends. */
+/**
+ * A WebSocket client that records every message the server sends: a data frame as its JSON, an
+ * HTML frame as one `{ target, swap, content }` per `<hx-partial>` in it, as htmx swaps them.
+ */
 export interface ChatSocket {
   socket: WebSocket;
   messages: Array<Record<string, unknown>>;
@@ -176,7 +180,7 @@ export async function openChatSocket(baseUrl: string, cookies: string, conversat
   const messages: Array<Record<string, unknown>> = [];
   const waiters = new Set<() => void>();
   socket.on('message', (data) => {
-    messages.push(JSON.parse(String(data)) as Record<string, unknown>);
+    messages.push(...readFrame(String(data)));
     for (const wake of waiters) wake();
   });
   await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { plainTextHtml } from './render-markdown.js';
 
 /** Bumped when rendering changes, so stored HTML from an older renderer is made again. */
-export const markdownRendererVersion = 1;
+export const markdownRendererVersion = 2;
 
 export interface MarkdownRenderer {
   readonly version: number;

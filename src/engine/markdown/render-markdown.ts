@@ -104,6 +104,24 @@ export function plainTextHtml(text: string): string {
 }
 
 /**
+ * Each code block gets a bar above it: its language (from CSS, data-language) and a Copy button
+ * that the page's one delegated click handler serves; the block takes keyboard focus, as it may
+ * scroll sideways on a phone. Runs on sanitized HTML (a stored reply from an older renderer
+ * too), where `<pre><code` and `</code></pre>` can only be the renderer's own tags; a language
+ * that is not a plain name gets no label.
+ */
+export function addCodeBars(html: string): string {
+  return html
+    .replace(/<pre><code(?: class="hljs(?: language-([\w+#.-]{1,20}))?")?/g, (tag, language: string | undefined) => {
+      const labelled = language ? ` data-language="${language}"` : '';
+      const label = language ? `Copy ${language} code` : 'Copy code';
+      const bar = `<div class="code-block"><div class="code-block-bar"${labelled}><button class="button code-copy" type="button" aria-label="${label}"></button></div>`;
+      return `${bar}${tag.replace('<pre>', '<pre tabindex="0">')}`;
+    })
+    .replace(/<\/code><\/pre>/g, '</code></pre></div>');
+}
+
+/**
  * Markdown from the model (or any untrusted source) to HTML that is safe to place in the page.
  * Replies are rendered in a worker with a time limit (markdown-renderer.ts); this runs there, and
  * directly only for short text.
@@ -113,7 +131,7 @@ export function renderMarkdown(markdown: string, maximumLength = plainTextFrom):
   highlightBudget.characters = highlightBudgetCharacters;
   highlightBudget.autoDetections = 0;
   try {
-    return sanitizeHtml(marked.parse(markdown, { async: false }), sanitizeOptions);
+    return addCodeBars(sanitizeHtml(marked.parse(markdown, { async: false }), sanitizeOptions));
   } catch {
     return plainTextHtml(markdown); // marked overflows its stack on some nesting
   }

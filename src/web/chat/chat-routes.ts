@@ -8,6 +8,8 @@ import { maxMessageCharacters, type ChatService } from '../../replies/chat-servi
 import type { ChatReader } from './chat-reader.js';
 import { fields, idParams, recordId, text } from '../http/request-schemas.js';
 import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
+import { markSearchWords } from './search-marks.js';
+import { escapeText } from '../../engine/markdown/render-markdown.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
 import { noModelNotice, type ErrorNotice } from '../../replies/error-notice.js';
 
@@ -81,7 +83,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return { groups, empty, emptyLabel, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
   }
 
-  async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number) {
+  async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number, query = '') {
     const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
     if (conversationId !== undefined && !conversation) {
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
@@ -91,6 +93,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     // Opened from a search result: the page around that message (falls back to the newest page).
     const around = conversation && at !== undefined ? reader.around(conversation.id, at) : undefined;
     const page = around ?? (conversation ? { ...reader.messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
+    // The message it was opened at shows the searched words marked.
+    const found = around && query ? around.messages.find((message) => message.id === at) : undefined;
+    if (found) found.markedBody = markSearchWords(found.role === 'assistant' ? found.html : escapeText(found.content), query.slice(0, 200));
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
@@ -114,10 +119,10 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
 
   app.get('/', (request, reply) => renderChatPage(request, reply));
 
-  app.get<{ Params: { id: number }; Querystring: { at?: number } }>(
+  app.get<{ Params: { id: number }; Querystring: { at?: number; q?: string } }>(
     '/c/:id',
-    { schema: { params: idParams('conversation'), querystring: fields({ at: recordId('message') }) } },
-    (request, reply) => renderChatPage(request, reply, request.params.id, request.query.at),
+    { schema: { params: idParams('conversation'), querystring: fields({ at: recordId('message'), q: text('searched words') }) } },
+    (request, reply) => renderChatPage(request, reply, request.params.id, request.query.at, request.query.q),
   );
 
   // The page of messages before `before`, for the sentinel at the top of the thread; or, with

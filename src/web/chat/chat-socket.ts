@@ -146,10 +146,15 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             if (conversation.id !== conversationId) follow(conversation.id);
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
-              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}` });
+              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}`, title: conversation.title });
+              // Its sidebar item, and the header's title, now renamable: one frame, after the reply's first words.
               const historyItem = view.historyItem({ ...toHistoryItemView(conversation, conversation.id) });
+              const titleArea = view.chatTitle({ title: conversation.title, conversationId: conversation.id });
               sendAfterFirstText();
-              afterFirstText = () => sender.swap('#history-list', 'afterbegin', historyItem);
+              afterFirstText = () => {
+                sender.swap('#history-list', 'afterbegin', historyItem);
+                sender.swap('#chat-title-area', 'outerHTML', titleArea);
+              };
               afterFirstTextTimer = setTimeout(sendAfterFirstText, 1000);
             }
           },

@@ -1,7 +1,7 @@
 import { formatWhen } from '../http/format-when.js';
 import type { Eta } from 'eta';
 import { markdownRendererVersion } from '../../engine/markdown/markdown-renderer.js';
-import { escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
+import { addCodeBars, escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
 import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStatus } from '../../storage/tool-call-store.js';
 import type { Tool } from '../../engine/tools/tool.js';
@@ -26,6 +26,8 @@ export interface MessageView {
   createdAt: number;
   /** Photos the person sent with the message. */
   photos: PhotoView[];
+  /** Safe HTML shown instead of the text: the message opened at a search result, its words marked. */
+  markedBody?: string;
   /** Set when the message has other versions (an edit, a regenerated reply): "‹ 2/3 ›". */
   versions?: { position: number; count: number };
 }
@@ -117,6 +119,8 @@ export interface LiveText {
  */
 function storedHtml(message: StoredMessage, content: string): string {
   if (message.html !== null && message.htmlVersion === markdownRendererVersion && content === message.content) return message.html;
+  // Version 1 differs only by the code bars: added to the stored HTML, so a long reply stays formatted.
+  if (message.html !== null && message.htmlVersion === 1 && content === message.content) return addCodeBars(message.html);
   return renderMarkdown(content, directRenderLimit);
 }
 
@@ -185,6 +189,9 @@ export function createChatView(eta: Eta) {
       eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
+    /** The header's title; `retitle` adds the tab's <title>, `error` shows the rename field open with it. */
+    chatTitle: (title: { title: string; conversationId?: number; retitle?: boolean; typed?: string; error?: string }) =>
+      eta.render('./partials/chat-title', title),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),
     /** A notice in the thread; plain text is all headline. */

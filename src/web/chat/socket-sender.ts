@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import { escapeAttribute } from '../../engine/markdown/render-markdown.js';
 
 export interface SocketSenderOptions {
   /** Text deltas for the same element are merged into one frame at most this often. */
@@ -8,13 +9,14 @@ export interface SocketSenderOptions {
 }
 
 /**
- * Speaks htmx's WebSocket extension: a JSON message with `target`, `swap` and `content` is
- * swapped in; one without `content` is data for chat.js. Streamed text goes as data,
- * `{"event":"append","target":"#id","text":"..."}`, which chat.js adds to the element as a text
- * node (never parsed as HTML): htmx would parse, process and settle every frame, and on a phone
- * that costs more than the text. It is batched per element, so a fast model sends a frame per
- * 16 ms, not one per token. Every frame goes through htmx's one queue, so text and swaps keep
- * their order.
+ * Speaks htmx's WebSocket extension. HTML goes as HTML: a frame of `<hx-partial hx-target
+ * hx-swap>` elements, each swapped by htmx into its own target (the page's socket element itself
+ * is never a target). Data goes as JSON without `content`, which htmx leaves to the page's one
+ * dispatcher (public/chat.js): `{"event": …}`. Streamed text is data too,
+ * `{"event":"append","target":"#id","text":"..."}`, added to the element as a text node (never
+ * parsed as HTML): htmx would parse, process and settle every frame, and on a phone that costs
+ * more than the text. It is batched per element, so a fast model sends a frame per 16 ms, not
+ * one per token. Every frame goes through htmx's one queue, so text and swaps keep their order.
  */
 export function createSocketSender(socket: WebSocket, options: SocketSenderOptions = {}) {
   const frameIntervalMs = options.frameIntervalMs ?? 16;
@@ -22,58 +24,58 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
   const pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
   let lastFlush = Number.NEGATIVE_INFINITY;
-  // A `beforeend` swap waits for the end of the current task: the next ones into the same target
-  // (a user's message and the reply's placeholder are added together) join it, so the page parses
-  // and inserts them once, with one round of its handlers, instead of once each.
-  let heldSwap: { target: string; swap: string; content: string } | undefined;
+  // Swaps wait for the end of the current task: the ones made together (a user's message and the
+  // reply's placeholder, a new chat's sidebar item) go as one frame, so the page parses and
+  // inserts them once, with one round of its handlers, instead of once each. Consecutive
+  // `beforeend` swaps into the same target are one partial.
+  const held: Array<{ target: string; swap: string; content: string }> = [];
 
-  function send(message: object): void {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  function send(frame: string): void {
+    if (socket.readyState === socket.OPEN) socket.send(frame);
   }
 
-  function sendHeldSwap(): void {
-    if (!heldSwap) return;
-    const message = heldSwap;
-    heldSwap = undefined;
-    send(message);
+  function sendHeld(): void {
+    if (held.length === 0) return;
+    const partials = held.map(({ target, swap, content }) => `<hx-partial hx-target="${escapeAttribute(target)}" hx-swap="${escapeAttribute(swap)}">${content}</hx-partial>`);
+    held.length = 0;
+    send(partials.join(''));
   }
 
   function flush(): void {
     timer = undefined;
-    // Text may be for an element the held swap makes.
-    sendHeldSwap();
+    // Text may be for an element a held swap makes.
+    sendHeld();
     if (socket.bufferedAmount > highWaterBytes) {
       timer = setTimeout(flush, frameIntervalMs * 4);
       return;
     }
     lastFlush = performance.now();
-    for (const [target, text] of pending) send({ event: 'append', target, text });
+    for (const [target, text] of pending) send(JSON.stringify({ event: 'append', target, text }));
     pending.clear();
+  }
+
+  /** Text queued before a swap or an event goes out first. */
+  function flushText(): void {
+    if (pending.size === 0) return;
+    clearTimeout(timer);
+    flush();
   }
 
   return {
     swap(target: string, swap: string, content: string): void {
-      // Keep order: text queued before this swap goes out first.
-      if (pending.size > 0) {
-        clearTimeout(timer);
-        flush();
-      }
-      if (heldSwap && swap === 'beforeend' && heldSwap.swap === swap && heldSwap.target === target) {
-        heldSwap.content += content;
+      flushText();
+      const last = held.at(-1);
+      if (last && swap === 'beforeend' && last.swap === swap && last.target === target) {
+        last.content += content;
         return;
       }
-      sendHeldSwap();
-      if (swap !== 'beforeend') return send({ target, swap, content });
-      heldSwap = { target, swap, content };
-      queueMicrotask(sendHeldSwap);
+      if (held.length === 0) queueMicrotask(sendHeld);
+      held.push({ target, swap, content });
     },
     event(name: string, detail: Record<string, unknown> = {}): void {
-      if (pending.size > 0) {
-        clearTimeout(timer);
-        flush();
-      }
-      sendHeldSwap();
-      send({ event: name, ...detail });
+      flushText();
+      sendHeld();
+      send(JSON.stringify({ event: name, ...detail }));
     },
     appendText(target: string, text: string): void {
       if (!text) return;
@@ -86,7 +88,7 @@ export function createSocketSender(socket: WebSocket, options: SocketSenderOptio
     close(): void {
       clearTimeout(timer);
       pending.clear();
-      heldSwap = undefined;
+      held.length = 0;
     },
   };
 }

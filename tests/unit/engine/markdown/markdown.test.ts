@@ -8,8 +8,21 @@ test('Markdown renders lists, tables, highlighted code and safe links', () => {
   const html = renderMarkdown('- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```js\nconst a = 1;\n```\n\n[site](https://example.com)');
   assert.match(html, /<ul>\s*<li>a<\/li>/);
   assert.match(html, /<table>[\s\S]*<td>1<\/td>/);
-  assert.match(html, /<pre><code class="hljs language-js"><span class="hljs-keyword">const<\/span>/);
+  assert.match(html, /<pre tabindex="0"><code class="hljs language-js"><span class="hljs-keyword">const<\/span>/);
   assert.match(html, /<a href="https:\/\/example.com" target="_blank" rel="noopener noreferrer nofollow">site<\/a>/);
+});
+
+test('a code block comes in a bar with its language and a Copy button, and takes keyboard focus; the text is unchanged', () => {
+  const html = renderMarkdown('Two blocks:\n\n```python\nprint("a < b")\n```\n\n    indented\n\nand `inline` code.');
+  const bar = (language: string, label: string) =>
+    `<div class="code-block"><div class="code-block-bar"${language}><button class="button code-copy" type="button" aria-label="${label}"></button></div><pre tabindex="0"><code class="hljs`;
+  assert.ok(html.includes(bar(' data-language="python"', 'Copy python code') + ' language-python">'), html);
+  assert.ok(html.includes(bar('', 'Copy code') + '">'), 'a block without a language still gets its button');
+  assert.equal(html.match(/<\/pre><\/div>/g)?.length, 2, 'each bar closes after its block');
+  assert.match(html, /<code>inline<\/code>/, 'inline code gets no bar');
+  assert.equal(html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim(), 'Two blocks: print("a &lt; b") indented and inline code.', 'the bar adds no text');
+  // A language that is not a plain name gets no label from the model's words.
+  assert.doesNotMatch(renderMarkdown('```x"><img src=x onerror=alert(1)>\nhi\n```'), /<img|data-language="x"|onerror=/);
 });
 
 test('raw HTML, script, event handlers, htmx attributes and javascript: links never survive', () => {
