@@ -48,7 +48,9 @@ const retryConfig = { retry: 2, noResponseRetries: 1, retryDelay: 200, maxRetryD
 
 export function createGoogleServices(options: GoogleServicesOptions) {
   const tokens = createTokenStore(options.tokensDir);
-  const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Asked on first use: the first Intl call loads ICU's data (about 6 MB of memory), which a
+  // Hearth whose Google tools are not used yet does not need at start.
+  let zone = options.timeZone;
   const transporterOptions = options.fetchImplementation ? { fetchImplementation: options.fetchImplementation } : {};
   /** One client per account, rebuilt when the CLI replaced the account's refresh token. */
   const clients = new Map<string, { client: OAuth2Client; refreshToken: string }>();
@@ -188,7 +190,21 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     }
   }
 
-  return { timeZone, tokens, listAccounts, resolveAccounts, chooseAccount, createOAuthClient, authorizedClient, gmailFor, gmail, calendar, call };
+  return {
+    get timeZone(): string {
+      return (zone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
+    },
+    tokens,
+    listAccounts,
+    resolveAccounts,
+    chooseAccount,
+    createOAuthClient,
+    authorizedClient,
+    gmailFor,
+    gmail,
+    calendar,
+    call,
+  };
 }
 
 export type GoogleServices = ReturnType<typeof createGoogleServices>;
