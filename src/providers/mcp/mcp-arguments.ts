@@ -4,13 +4,14 @@
  * so a mistake goes back to the model as one short sentence it can fix, not a server stack trace.
  */
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import JSON5 from 'json5';
 
-// ajv's draft 2020-12 build (its own vocabularies) is required by the first tool whose schema
-// names that draft; ajv is CommonJS, so this stays synchronous.
+// ajv, and its draft 2020-12 build, are required by the first tool call that needs them (a
+// Hearth without MCP servers never loads them); ajv is CommonJS, so this stays synchronous.
 const require = createRequire(import.meta.url);
+const loadAjv = (): typeof Ajv => (require('ajv') as { Ajv: typeof Ajv }).Ajv;
 const loadAjv2020 = (): typeof Ajv2020 => (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020;
 
 export type JsonObject = Record<string, unknown>;
@@ -108,7 +109,7 @@ export class McpArgumentReader {
       const { $schema, $id: _id, ...rest } = schema; // $id would clash when two tools reuse one
       const options = { strict: false, allErrors: false, coerceTypes: true, validateFormats: false, logger: false } as const;
       const ajv =
-        typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? (this.#draft2020 ??= new (loadAjv2020())(options)) : (this.#draft7 ??= new Ajv(options));
+        typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? (this.#draft2020 ??= new (loadAjv2020())(options)) : (this.#draft7 ??= new (loadAjv())(options));
       validate = ajv.compile(rest);
     } catch {
       validate = undefined;

@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { describeSchemaErrors, fields, oneOfWords, optionalRecordId, recordId, requestAjvOptions, text, type Schema } from '../http/request-schemas.js';
 import { sendFields } from './send-routes.js';
 
@@ -34,14 +35,16 @@ const commandSchemas: Record<CommandType, Schema> = {
   stop: fields({ conversationId: optionalRecordId('conversation') }),
 };
 
-// Compiled on a command type's first use: compiling all of them cost start-up about 0.1 s.
+// Ajv is loaded and each type's validator compiled on the type's first use, not at start (Ajv is
+// CommonJS: required synchronously).
+const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(type: unknown): ValidateFunction | undefined {
   if (typeof type !== 'string' || !Object.hasOwn(commandSchemas, type)) return undefined;
   let validate = validators.get(type);
   if (!validate) {
-    validate = (ajv ??= new Ajv(requestAjvOptions)).compile(commandSchemas[type as CommandType]);
+    validate = (ajv ??= new (require('ajv') as { Ajv: typeof Ajv }).Ajv(requestAjvOptions)).compile(commandSchemas[type as CommandType]);
     validators.set(type, validate);
   }
   return validate;
