@@ -24,7 +24,7 @@ import { registerStaticFiles } from './web/http/static-files.js';
 import { registerViews } from './web/http/views.js';
 import { registerMemoryRoutes } from './web/memory-page/memory-routes.js';
 import { registerPhotoRoutes } from './web/photos/photo-routes.js';
-import { serveLocalTls, type LocalTlsService } from './web/tls/serve-local-tls.js';
+import type { LocalTlsService } from './web/tls/serve-local-tls.js';
 import { registerToolsRoutes } from './web/tools-page/tools-routes.js';
 
 /* Fastify only: the listener, plugins, hooks and routes, given the services (services.ts) to serve. */
@@ -87,9 +87,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // Once no reply can call them, MCP servers stop alongside the pages and requests, not after.
   await registerSocketsWithShutdown(app, { stopReplies: () => services.stopReplies(), socketOptions: { maxPayload: 4 * 1024 * 1024 } });
   registerErrorHandlers(app, { loginFormToken });
-  // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS.
+  // Public: the phone set-up page and CA certificate (never a key), plus renewal and mDNS. Loaded
+  // only with TLS=auto: node-forge, mDNS and the QR code are not needed otherwise.
   const localTlsService =
-    localTls && serveLocalTls(app, { tls: localTls, config, templates: services.templates, projectRoot, limits, dependencies: services.localTlsDependencies });
+    localTls &&
+    (await import('./web/tls/serve-local-tls.js')).serveLocalTls(app, { tls: localTls, config, templates: services.templates, projectRoot, limits, dependencies: services.localTlsDependencies });
 
   app.get('/healthz', async (request) => {
     // Without a login only "the server is up": whether a reply is being written tells a LAN

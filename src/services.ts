@@ -34,7 +34,7 @@ import { SessionSockets } from './web/auth/session-sockets.js';
 import { createChatReader } from './web/chat/chat-reader.js';
 import { createChatView } from './web/chat/chat-view.js';
 import { createTemplates } from './web/http/views.js';
-import { prepareLocalTls, type LocalTlsDependencies } from './web/tls/serve-local-tls.js';
+import type { LocalTlsDependencies } from './web/tls/serve-local-tls.js';
 
 /*
  * The object graph: stores, model, tools, MCP servers, memory, replies and what the pages read,
@@ -133,7 +133,8 @@ export async function createServices(options: ServiceOptions) {
     authenticatedUntil: (sessionId) => sessionStore.authenticatedUntil(sessionId),
     checkEveryMs: options.socketSessionCheckMs,
   });
-  const localTls = config.tls === 'auto' ? prepareLocalTls(config, options.localTls) : undefined;
+  // TLS=auto's certificates need node-forge: loaded only then.
+  const localTls = config.tls === 'auto' ? (await import('./web/tls/serve-local-tls.js')).prepareLocalTls(config, options.localTls) : undefined;
 
   const hub = new ReplyHub();
   const templates = createTemplates(projectRoot);

@@ -1,7 +1,7 @@
 import { Tool, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/providers/google/calendar-days.js';
 import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
-import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
+import type { calendar_v3 } from '@googleapis/calendar';
 
 type CalendarEvent = calendar_v3.Schema$Event;
 

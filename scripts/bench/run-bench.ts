@@ -34,6 +34,7 @@ import {
   type RunningServer,
 } from './server-process.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
+import { productionInstallSize, type InstallSize } from './install-size.js';
 import { median, round } from './stats.js';
 
 const log = (line: string) => console.log(line);
@@ -72,6 +73,8 @@ function machine() {
 interface FootprintResult {
   startupMs: { hearth: number[]; bareNode: number[]; hearthMedian: number; bareNodeMedian: number };
   idleRssMb: { hearth: number; bareNode: number };
+  /** Production node_modules (`npm ci --omit=dev`): the lockfile's non-dev packages as installed here (install-size.ts). */
+  install: InstallSize;
   /** After the chat phases, 2 s after the last reply. */
   afterLoadRssMb?: number;
   peakRssMb?: number;
@@ -204,8 +207,10 @@ async function main(options: BenchOptions): Promise<Results> {
       results.footprint = {
         startupMs: { hearth: hearth.map((value) => round(value, 0)), bareNode: bare.map((value) => round(value, 0)), hearthMedian: round(median(hearth), 0), bareNodeMedian: round(median(bare), 0) },
         idleRssMb: { hearth: round(median(rss), 1), bareNode: round(bareRss, 1) },
+        install: productionInstallSize(projectRoot),
       };
       log(`  start-up ${results.footprint.startupMs.hearth.join(', ')} ms (bare Node ${results.footprint.startupMs.bareNode.join(', ')} ms); idle RSS ${results.footprint.idleRssMb.hearth} MB`);
+      log(`  production node_modules ${mb(results.footprint.install.bytes / 1024 / 1024)} in ${results.footprint.install.packages} packages; largest: ${results.footprint.install.largest.slice(0, 5).map((entry) => `${entry.name} ${mb(entry.bytes / 1024 / 1024)}`).join(', ')}`);
     }
 
     const needsMainServer = runs('relay') || runs('latency') || runs('concurrency') || runs('adversarial') || runs('page') || runs('render');
@@ -432,6 +437,13 @@ function buildReport(results: Results): { rows: ReportRow[]; targets: TargetChec
       baseline: `${ms(footprint.startupMs.bareNodeMedian, 0)} bare Node`,
       target: '<= 1000 ms',
       met: check('start-up', footprint.startupMs.hearthMedian, 'ms', '<= 1000', footprint.startupMs.hearthMedian <= 1000),
+    });
+    rows.push({
+      section,
+      figure: 'production node_modules (npm ci --omit=dev), on disk',
+      hearth: `${mb(footprint.install.bytes / 1024 / 1024)}, ${footprint.install.packages} packages`,
+      baseline: `largest: ${footprint.install.largest[0]?.name ?? ''} ${mb((footprint.install.largest[0]?.bytes ?? 0) / 1024 / 1024)}`,
+      target: '',
     });
     if (footprint.afterLoadRssMb !== undefined) {
       rows.push({ section, figure: 'RSS 2 s after the chat runs; peak (VmHWM)', hearth: `${mb(footprint.afterLoadRssMb)}; ${mb(footprint.peakRssMb)}`, baseline: '', target: '' });

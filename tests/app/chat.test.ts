@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { renderMarkdown } from '../../src/engine/markdown/render-markdown.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { buildTestApp, csrfTokenFrom, openChatSocket, startChatHarness, type ChatSocket } from '../support/test-app.js';
 
@@ -84,6 +85,9 @@ test('thinking streams apart from the answer', async (t) => {
 
 test('stop ends the reply at once, aborts the Ollama request and keeps the partial text', async (t) => {
   const { socket, standin, store } = await startChatHarness(t);
+  // The first render loads highlight.js and sanitize-html (on first use, not at start): done
+  // here, so the time limit below is Stop's alone.
+  renderMarkdown('`warm`');
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 100 });
   socket.send({ type: 'send', message: 'Count' });
   await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('two'));
@@ -299,7 +303,7 @@ test('Ollama going silent mid-reply is timed out, keeping the text so far', asyn
   standin.enqueue({ content: 'steady words then silence', chunkDelayMs: 100, hangAfterChunks: 3 });
   socket.send({ type: 'send', message: 'Hello' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
-  assert.match(String(final.content), /Ollama stopped sending for 0 s/);
+  assert.match(String(final.content), /Ollama stopped sending for 300 ms, so the reply was ended/);
   const saved = store.getMessage(2)!;
   assert.equal(saved.status, 'failed');
   assert.equal(saved.content, 'steady words then ');

@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import { buildTestApp } from '../support/test-app.js';
 
 // Each test file runs in its own process, so this sees exactly what building the app loads.
-const loadedGoogleModules = () => Object.keys(createRequire(import.meta.url).cache).filter((file) => /\/node_modules\/(googleapis|googleapis-common|google-auth-library|gaxios)\//.test(file));
+const loadedGoogleModules = () => Object.keys(createRequire(import.meta.url).cache).filter((file) => /\/node_modules\/(@googleapis\/gmail|@googleapis\/calendar|googleapis-common|google-auth-library|gaxios)\//.test(file));
 
-test('building the server app registers the Google tools but loads neither googleapis nor google-auth-library', async (t) => {
+test('building the server app registers the Google tools but loads neither the Gmail and Calendar clients nor google-auth-library', async (t) => {
   assert.deepEqual(loadedGoogleModules(), [], 'nothing Google-related before the app is built');
   const { app } = await buildTestApp(t);
   await app.ready();
@@ -15,6 +15,6 @@ test('building the server app registers the Google tools but loads neither googl
   assert.deepEqual(loadedGoogleModules(), [], 'start-up loaded no Google library');
 
   // The check can fail: loading the Gmail module is visible in the same list.
-  await import('googleapis/build/src/apis/gmail/v1.js');
-  assert.ok(loadedGoogleModules().some((file) => file.includes('/googleapis/build/src/apis/gmail/v1.js')));
+  await import('@googleapis/gmail');
+  assert.ok(loadedGoogleModules().some((file) => file.includes('/@googleapis/gmail/build/v1.js')));
 });

@@ -1,21 +1,14 @@
 import type { Config } from '../../config/config.js';
 import { createModelRouter, type ModelRouter } from './model-router.js';
 import { createOllamaChatModel } from './ollama-chat-model.js';
+import type { ModelServerTimeouts } from './model-server.js';
 import { createOpenAiChatModel } from './openai-chat-model.js';
 
-export interface ChatModelTimeouts {
-  firstChunkTimeoutMs?: number;
-  chunkTimeoutMs?: number;
-  /** How long a model list or health check of one server may take. */
-  listTimeoutMs?: number;
-}
-
 /** Ollama (always, the zero-config default) plus every OpenAI-compatible server in the config, as one ChatModel. */
-export function createChatModelFromConfig(config: Pick<Config, 'ollamaHost' | 'openAiBackends'>, timeouts: ChatModelTimeouts = {}): ModelRouter {
-  const { listTimeoutMs, ...streamTimeouts } = timeouts;
+export function createChatModelFromConfig(config: Pick<Config, 'ollamaHost' | 'openAiBackends'>, timeouts: ModelServerTimeouts = {}): ModelRouter {
   return createModelRouter(
     [
-      { id: 'ollama', name: 'Ollama', kind: 'ollama', chatModel: createOllamaChatModel({ host: config.ollamaHost, ...streamTimeouts }) },
+      { id: 'ollama', name: 'Ollama', kind: 'ollama', chatModel: createOllamaChatModel({ host: config.ollamaHost, ...timeouts }) },
       ...config.openAiBackends.map((backend) => ({
         id: backend.id,
         name: backend.name,
@@ -23,6 +16,6 @@ export function createChatModelFromConfig(config: Pick<Config, 'ollamaHost' | 'o
         chatModel: createOpenAiChatModel({ backend, ...timeouts }),
       })),
     ],
-    { listTimeoutMs },
+    { listTimeoutMs: timeouts.listTimeoutMs },
   );
 }

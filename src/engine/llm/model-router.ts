@@ -1,5 +1,6 @@
 import { healthFromModelList, type BackendHealth, type ChatModel, type ModelDescription, type ModelGroup } from './chat-model.js';
 import { LlmError } from './llm-error.js';
+import { defaultTimeouts, duration, withinTimeLimit } from './model-server.js';
 
 /**
  * Several model servers behind the one ChatModel the reply runner and the tool engine use.
@@ -38,17 +39,9 @@ export function parseModelId(id: string): { backendId: string | undefined; name:
   return { backendId: id.slice(1, slash), name: id.slice(slash + 1) };
 }
 
-function withTimeout<T>(promise: Promise<T>, milliseconds: number, message: string, server: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new LlmError('unreachable', message, server)), milliseconds);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export function createModelRouter(backends: ModelBackend[], options: ModelRouterOptions = {}): ModelRouter {
   if (backends.length === 0) throw new Error('the model router needs at least one backend');
-  const listTimeoutMs = options.listTimeoutMs ?? 5000;
+  const listTimeoutMs = options.listTimeoutMs ?? defaultTimeouts.listTimeoutMs;
   const ollama = backends.find((backend) => backend.kind === 'ollama');
 
   function resolve(id: string): { backend: ModelBackend; name: string } {
@@ -73,7 +66,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
       backends.map(async (backend): Promise<ModelGroup> => {
         const group = { backendId: backend.id, name: backend.name };
         try {
-          const names = await withTimeout(backend.chatModel.listModels(), listTimeoutMs, `${backend.name} did not answer within ${listTimeoutMs / 1000} s.`, backend.name);
+          const names = await withinTimeLimit(backend.chatModel.listModels(), listTimeoutMs, () => new LlmError('unreachable', `${backend.name} did not answer within ${duration(listTimeoutMs)}.`, backend.name));
           const models = names.map((name) => ({ id: modelIdFor(backend, name), name }));
           if (models.length > 0) return { ...group, models };
           const problem =
@@ -117,7 +110,7 @@ export function createModelRouter(backends: ModelBackend[], options: ModelRouter
     async checkBackends() {
       return Promise.all(
         backends.map(async (backend): Promise<BackendHealth> => {
-          const status = await healthFromModelList(withTimeout(backend.chatModel.listModels(), listTimeoutMs, 'timeout', backend.name));
+          const status = await healthFromModelList(withinTimeLimit(backend.chatModel.listModels(), listTimeoutMs, () => new LlmError('unreachable', 'timeout', backend.name)));
           return { id: backend.id, name: backend.name, kind: backend.kind, status };
         }),
       );

@@ -1,13 +1,7 @@
-import { Ollama, type AbortableAsyncIterator, type ChatResponse } from 'ollama';
+import { Ollama, type ChatResponse } from 'ollama';
 import { healthFromModelList, type ChatModel, type ModelDescription } from './chat-model.js';
-import { isNetworkError, LlmError } from './llm-error.js';
-import { emptyStream, ReplyControl } from './reply-control.js';
-
-interface ErrorContext {
-  host: string;
-  model: string;
-  streaming: boolean;
-}
+import { LlmError } from './llm-error.js';
+import { createModelServer, fetchWithSignal, type FailureContext, type ModelServerTimeouts } from './model-server.js';
 
 /**
  * Ollama's words when its model process ended under it: "llama runner process has terminated:
@@ -16,9 +10,8 @@ interface ErrorContext {
  */
 const runnerEndedPattern = /runner process (has terminated|no longer running)|model runner has unexpectedly stopped/i;
 
-/** Maps whatever ollama-js or fetch threw to one LlmError with a specific, actionable message. */
-function describeOllamaError(error: unknown, context: ErrorContext): LlmError {
-  if (error instanceof LlmError) return error;
+/** What only Ollama's answers tell: its model process ending, a missing model, thinking refused, an HTTP status. */
+function classifyOllamaError(error: unknown, context: FailureContext): LlmError | undefined {
   const server = 'Ollama';
   const status = (error as { status_code?: number }).status_code;
   const message = error instanceof Error ? error.message : String(error);
@@ -44,135 +37,76 @@ function describeOllamaError(error: unknown, context: ErrorContext): LlmError {
   if (status === 400 && /does not support thinking/i.test(message)) {
     return new LlmError('thinking-unsupported', `The model "${context.model}" does not support thinking: ${message}`, server);
   }
-  if (status !== undefined) {
-    return new LlmError('request-rejected', `Ollama refused the request (HTTP ${status}): ${message}`, server);
-  }
-  if (isNetworkError(error)) {
-    return context.streaming
-      ? new LlmError(
-          'connection-dropped',
-          `The connection to Ollama at ${context.host} dropped in the middle of the reply. The text so far is kept; send again to retry.`,
-          server,
-        )
-      : new LlmError(
-          'unreachable',
-          `Ollama is not answering at ${context.host}. Check that it is running (ollama serve) and that OLLAMA_HOST is right.`,
-          server,
-        );
-  }
-  return new LlmError('stream-error', `Ollama reported an error while writing the reply: ${message}`, server);
+  if (status !== undefined) return new LlmError('request-rejected', `Ollama refused the request (HTTP ${status}): ${message}`, server);
+  return undefined;
 }
 
-export interface OllamaChatModelOptions {
+export interface OllamaChatModelOptions extends ModelServerTimeouts {
   host: string;
   fetch?: typeof fetch;
-  /** How long to wait for the first chunk (a model may need to load) and then between chunks. */
-  firstChunkTimeoutMs?: number;
-  chunkTimeoutMs?: number;
 }
 
-/** The Ollama client the app uses: ollama-js underneath, with errors turned into LlmError. */
+/** The Ollama client the app uses: ollama-js for the wire format, the shared skeleton (model-server.ts) for the rest. */
 export function createOllamaChatModel(options: OllamaChatModelOptions): ChatModel {
-  const client = new Ollama({ host: options.host, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const baseFetch = options.fetch ?? fetch;
+  const client = new Ollama({ host: options.host, fetch: baseFetch });
+  const modelServer = createModelServer(
+    { server: 'Ollama', address: options.host, unreachableAdvice: 'Check that it is running (ollama serve) and that OLLAMA_HOST is right.', classify: classifyOllamaError },
+    options,
+  );
   const descriptions = new Map<string, ModelDescription>();
-  const firstChunkTimeoutMs = options.firstChunkTimeoutMs ?? 300_000;
-  const chunkTimeoutMs = options.chunkTimeoutMs ?? 120_000;
-  const context = (model: string, streaming: boolean) => ({ host: options.host, model, streaming });
+  // ollama-js takes no signal per request: a client whose fetch carries one can be stopped.
+  const clientWith = (signal: AbortSignal) => new Ollama({ host: options.host, fetch: fetchWithSignal(baseFetch, signal) });
 
   const model: ChatModel = {
     host: options.host,
 
     async listModels() {
-      try {
-        const response = await client.list();
-        return response.models.map((model) => model.name).sort((a, b) => a.localeCompare(b));
-      } catch (error) {
-        throw describeOllamaError(error, context('', false));
-      }
+      const response = await modelServer.ask(() => client.list());
+      return response.models.map((model) => model.name).sort((a, b) => a.localeCompare(b));
     },
 
     async describeModel(name) {
       const known = descriptions.get(name);
       if (known) return known;
-      try {
-        const response = await client.show({ model: name });
-        const info = (response.model_info ?? {}) as unknown as Record<string, unknown>;
-        const contextKey = Object.keys(info).find((key) => key.endsWith('.context_length'));
-        const description: ModelDescription = {
-          name,
-          capabilities: response.capabilities ?? [],
-          contextLength: contextKey ? Number(info[contextKey]) || undefined : undefined,
-        };
-        descriptions.set(name, description);
-        return description;
-      } catch (error) {
-        throw describeOllamaError(error, context(name, false));
-      }
+      const response = await modelServer.ask(() => client.show({ model: name }), name);
+      const info = (response.model_info ?? {}) as unknown as Record<string, unknown>;
+      const contextKey = Object.keys(info).find((key) => key.endsWith('.context_length'));
+      const description: ModelDescription = {
+        name,
+        capabilities: response.capabilities ?? [],
+        contextLength: contextKey ? Number(info[contextKey]) || undefined : undefined,
+      };
+      descriptions.set(name, description);
+      return description;
     },
 
     async checkBackends() {
       return [{ id: 'ollama', name: 'Ollama', kind: 'ollama', status: await healthFromModelList(model.listModels()) }];
     },
 
-    async isReachable() {
-      try {
-        await client.version();
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    isReachable: () => modelServer.answers((signal) => clientWith(signal).version()),
 
-    async streamReply(request) {
-      // ollama-js waits for response headers before it hands out an abortable iterator, so a
-      // hung Ollama could never be stopped; a client per reply with our own signal can.
-      const control = new ReplyControl(request.signal, {
-        server: 'Ollama',
-        firstChunkMs: firstChunkTimeoutMs,
-        firstChunkMessage: `Ollama did not start answering within ${Math.round(firstChunkTimeoutMs / 1000)} s.`,
-        chunkMs: chunkTimeoutMs,
-        chunkMessage: `Ollama stopped sending for ${Math.round(chunkTimeoutMs / 1000)} s, so the reply was ended.`,
-      });
-      const baseFetch = options.fetch ?? fetch;
-      const replyClient = new Ollama({
-        host: options.host,
-        fetch: (input, init) => baseFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, control.signal]) : control.signal }),
-      });
-
-      let iterator: AbortableAsyncIterator<ChatResponse>;
-      try {
-        iterator = await replyClient.chat({
-          model: request.model,
-          messages: request.messages,
-          stream: true,
-          ...(request.think ? { think: true } : {}),
-          options: { num_ctx: request.contextTokens },
-        });
-      } catch (error) {
-        control.end();
-        if (control.stopped) return emptyStream();
-        throw control.timedOut ?? describeOllamaError(error, context(request.model, false));
-      }
-
-      return {
-        abort: control.stop,
-        async *[Symbol.asyncIterator]() {
-          try {
-            for await (const part of iterator) {
-              control.chunkArrived();
-              yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
-              if (part.done) return;
-            }
-          } catch (error) {
-            if (control.stopped) return;
-            throw control.timedOut ?? describeOllamaError(error, context(request.model, true));
-          } finally {
-            control.end();
+    streamReply(request) {
+      return modelServer.stream<ChatResponse>(request, {
+        // ollama-js waits for response headers before it hands out an abortable iterator, so a
+        // hung Ollama could never be stopped; a client per reply with the reply's signal can.
+        open: (signal) =>
+          clientWith(signal).chat({
+            model: request.model,
+            messages: request.messages,
+            stream: true,
+            ...(request.think ? { think: true } : {}),
+            options: { num_ctx: request.contextTokens },
+          }),
+        async *read(parts) {
+          for await (const part of parts) {
+            yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
+            if (part.done) return;
           }
         },
-      };
+      });
     },
   };
   return model;
 }
-

@@ -1,7 +1,20 @@
+import { createRequire } from 'node:module';
+import type { HLJSApi } from 'highlight.js';
 import { Marked } from 'marked';
 import { markedHighlight } from 'marked-highlight';
-import highlight from 'highlight.js/lib/common';
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
+
+/*
+ * highlight.js (its 35 common grammars) and sanitize-html (with postcss and htmlparser2) are about
+ * 5 MB of memory and 0.2 s to load: required on first use, so the server starts without them and
+ * a reply without code never loads the grammars. Both are CommonJS, so a synchronous require
+ * does it and rendering stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+let highlightLibrary: HLJSApi | undefined;
+const highlighter = (): HLJSApi => (highlightLibrary ??= require('highlight.js/lib/common') as HLJSApi);
+let sanitizeLibrary: typeof sanitizeHtml | undefined;
+const sanitizer = (): typeof sanitizeHtml => (sanitizeLibrary ??= require('sanitize-html') as typeof sanitizeHtml);
 
 /*
  * Model output is untrusted. Markdown is rendered by marked, then everything goes through
@@ -23,6 +36,7 @@ const autoDetectMaximumBlocks = 8;
 const highlightBudget = { characters: 0, autoDetections: 0 };
 
 function highlightCode(code: string, language: string): string {
+  const highlight = highlighter();
   const known = language && highlight.getLanguage(language) ? language : undefined;
   if (code.length > highlightBudget.characters) return code;
   if (!known && (code.length > autoDetectMaximumCharacters || highlightBudget.autoDetections >= autoDetectMaximumBlocks)) return code;
@@ -131,7 +145,7 @@ export function renderMarkdown(markdown: string, maximumLength = plainTextFrom):
   highlightBudget.characters = highlightBudgetCharacters;
   highlightBudget.autoDetections = 0;
   try {
-    return addCodeBars(sanitizeHtml(marked.parse(markdown, { async: false }), sanitizeOptions));
+    return addCodeBars(sanitizer()(marked.parse(markdown, { async: false }), sanitizeOptions));
   } catch {
     return plainTextHtml(markdown); // marked overflows its stack on some nesting
   }

@@ -2,7 +2,7 @@
  * Reading Gmail's message resources (format "full"): headers, the text of the body, and the
  * names of attachments. Gmail gives each MIME part's body as base64url, in the part's charset.
  */
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { htmlToText } from './html-to-text.js';
 
 export type MessagePart = gmail_v1.Schema$MessagePart;

@@ -1,12 +1,12 @@
 /*
  * Google accounts for the tools and the CLI. Everything heavy loads on first use only:
- * google-auth-library when an account is first used, and only the Gmail or Calendar module of
- * googleapis (never the whole package: ~1.7 s and ~100 MB) when a Gmail or Calendar tool runs.
- * Type imports below are erased at run time.
+ * google-auth-library when an account is first used, and @googleapis/gmail or
+ * @googleapis/calendar (Google's per-API packages, the same clients as the 208 MB googleapis
+ * package) when a Gmail or Calendar tool runs. Type imports below are erased at run time.
  */
 import type { OAuth2Client, Credentials } from 'google-auth-library';
-import type { gmail_v1 } from 'googleapis/build/src/apis/gmail/v1.js';
-import type { calendar_v3 } from 'googleapis/build/src/apis/calendar/v3.js';
+import type { gmail_v1 } from '@googleapis/gmail';
+import type { calendar_v3 } from '@googleapis/calendar';
 import type { Config } from '../../config/config.js';
 import { ToolError } from '../../engine/tools/tool.js';
 import { explainGoogleFailure, isInvalidGrant, reauthorizeCommand, reauthorizeMessage, type ExplainOptions } from './google-errors.js';
@@ -48,7 +48,9 @@ const retryConfig = { retry: 2, noResponseRetries: 1, retryDelay: 200, maxRetryD
 
 export function createGoogleServices(options: GoogleServicesOptions) {
   const tokens = createTokenStore(options.tokensDir);
-  const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Asked on first use: the first Intl call loads ICU's data (about 6 MB of memory), which a
+  // Hearth whose Google tools are not used yet does not need at start.
+  let zone = options.timeZone;
   const transporterOptions = options.fetchImplementation ? { fetchImplementation: options.fetchImplementation } : {};
   /** One client per account, rebuilt when the CLI replaced the account's refresh token. */
   const clients = new Map<string, { client: OAuth2Client; refreshToken: string }>();
@@ -150,7 +152,7 @@ export function createGoogleServices(options: GoogleServicesOptions) {
   async function gmailFor(client: OAuth2Client): Promise<Gmail> {
     let api = gmailClients.get(client);
     if (!api) {
-      const { gmail_v1: gmailModule } = await import('googleapis/build/src/apis/gmail/v1.js');
+      const { gmail_v1: gmailModule } = await import('@googleapis/gmail');
       api = new gmailModule.Gmail(apiOptions(client));
       gmailClients.set(client, api);
     }
@@ -165,7 +167,7 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     const client = await authorizedClient(account);
     let api = calendarClients.get(client);
     if (!api) {
-      const { calendar_v3: calendarModule } = await import('googleapis/build/src/apis/calendar/v3.js');
+      const { calendar_v3: calendarModule } = await import('@googleapis/calendar');
       api = new calendarModule.Calendar(apiOptions(client));
       calendarClients.set(client, api);
     }
@@ -188,7 +190,21 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     }
   }
 
-  return { timeZone, tokens, listAccounts, resolveAccounts, chooseAccount, createOAuthClient, authorizedClient, gmailFor, gmail, calendar, call };
+  return {
+    get timeZone(): string {
+      return (zone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
+    },
+    tokens,
+    listAccounts,
+    resolveAccounts,
+    chooseAccount,
+    createOAuthClient,
+    authorizedClient,
+    gmailFor,
+    gmail,
+    calendar,
+    call,
+  };
 }
 
 export type GoogleServices = ReturnType<typeof createGoogleServices>;

@@ -3,9 +3,16 @@
  * them into the JSON object the server expects and checks them against the tool's inputSchema,
  * so a mistake goes back to the model as one short sentence it can fix, not a server stack trace.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import JSON5 from 'json5';
+
+// ajv, and its draft 2020-12 build, are required by the first tool call that needs them (a
+// Hearth without MCP servers never loads them); ajv is CommonJS, so this stays synchronous.
+const require = createRequire(import.meta.url);
+const loadAjv = (): typeof Ajv => (require('ajv') as { Ajv: typeof Ajv }).Ajv;
+const loadAjv2020 = (): typeof Ajv2020 => (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020;
 
 export type JsonObject = Record<string, unknown>;
 
@@ -89,8 +96,9 @@ function describeError(error: ErrorObject): string {
 export class McpArgumentReader {
   readonly #validators = new Map<string, ValidateFunction | undefined>();
   // coerceTypes: "5" for a number and "true" for a boolean are what the model meant.
-  readonly #draft7 = new Ajv({ strict: false, allErrors: false, coerceTypes: true, validateFormats: false, logger: false });
-  readonly #draft2020 = new Ajv2020({ strict: false, allErrors: false, coerceTypes: true, validateFormats: false, logger: false });
+  // Made on the first call that needs them: a Hearth without MCP servers never builds them.
+  #draft7: Ajv | undefined;
+  #draft2020: Ajv2020 | undefined;
 
   #validator(schema: InputSchema): ValidateFunction | undefined {
     const key = JSON.stringify(schema);
@@ -99,7 +107,9 @@ export class McpArgumentReader {
     let validate: ValidateFunction | undefined;
     try {
       const { $schema, $id: _id, ...rest } = schema; // $id would clash when two tools reuse one
-      const ajv = typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? this.#draft2020 : this.#draft7;
+      const options = { strict: false, allErrors: false, coerceTypes: true, validateFormats: false, logger: false } as const;
+      const ajv =
+        typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? (this.#draft2020 ??= new (loadAjv2020())(options)) : (this.#draft7 ??= new (loadAjv())(options));
       validate = ajv.compile(rest);
     } catch {
       validate = undefined;

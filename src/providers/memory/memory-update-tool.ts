@@ -62,7 +62,7 @@ export class MemoryUpdateTool extends Tool {
     // One over the cap is not worth asking about: the write refuses it and the model condenses.
     if (!situation.outsideTextSeen || Buffer.byteLength(text, 'utf8') > this.memory.maxBytes) return { ask: false };
     try {
-      return { ask: true, preview: describeMemoryChange((await this.memory.read()).content, text) };
+      return { ask: true, preview: await describeMemoryChange((await this.memory.read()).content, text) };
     } catch {
       // An unreadable file: still ask, and the write then reports the file's own problem.
       return { ask: true };

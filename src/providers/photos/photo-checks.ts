@@ -1,4 +1,3 @@
-import { imageSize } from 'image-size';
 import type { PhotoMime } from '../../storage/attachment-store.js';
 
 /** The browser resizes to 1,600 px and about 0.3 MB; these limits are for anything else that posts. */
@@ -42,14 +41,19 @@ export function detectPhotoType(bytes: Uint8Array): PhotoMime | undefined {
   return undefined;
 }
 
-/** Checks an upload is a photo of a usable size; returns its type and dimensions, or throws PhotoError. */
-export function checkPhoto(bytes: Buffer): { mime: PhotoMime; width: number; height: number } {
+/**
+ * Checks an upload is a photo of a usable size; returns its type and dimensions, or throws
+ * PhotoError. image-size is loaded with the first photo: a Hearth nobody sends photos to never
+ * loads it.
+ */
+export async function checkPhoto(bytes: Buffer): Promise<{ mime: PhotoMime; width: number; height: number }> {
   if (bytes.length === 0) throw new PhotoError('The photo was empty. Attach it again.', 400);
   if (bytes.length > photoLimits.maxBytes) {
     throw new PhotoError(`That photo is ${megabytes(bytes.length)}; the limit is ${megabytes(photoLimits.maxBytes)}.`, 413);
   }
   const mime = detectPhotoType(bytes);
   if (!mime) throw new PhotoError('That file is not a photo. Attach a JPEG, PNG or WebP image.', 415);
+  const { imageSize } = await import('image-size');
   let size: { width?: number; height?: number };
   try {
     size = imageSize(bytes);
@@ -69,12 +73,12 @@ export function checkPhoto(bytes: Buffer): { mime: PhotoMime; width: number; hei
 }
 
 /** The thread's small version of a photo: a JPEG, small in bytes and pixels. */
-export function checkThumbnail(bytes: Buffer): void {
+export async function checkThumbnail(bytes: Buffer): Promise<void> {
   if (bytes.length > photoLimits.thumbnailMaxBytes) {
     throw new PhotoError(`That thumbnail is ${Math.round(bytes.length / 1024)} KB; the limit is ${photoLimits.thumbnailMaxBytes / 1024} KB.`, 413);
   }
   if (detectPhotoType(bytes) !== 'image/jpeg') throw new PhotoError('A thumbnail must be a JPEG.', 415);
-  const { width, height } = checkPhoto(bytes);
+  const { width, height } = await checkPhoto(bytes);
   if (Math.max(width, height) > photoLimits.thumbnailMaxLongSide) {
     throw new PhotoError(`That thumbnail is ${width}×${height} px; the limit is ${photoLimits.thumbnailMaxLongSide} px on its long side.`, 413);
   }

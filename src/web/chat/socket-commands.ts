@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { describeSchemaErrors, fields, oneOfWords, optionalRecordId, recordId, requestAjvOptions, text, type Schema } from '../http/request-schemas.js';
 import { sendFields } from './send-routes.js';
 
@@ -34,8 +35,20 @@ const commandSchemas: Record<CommandType, Schema> = {
   stop: fields({ conversationId: optionalRecordId('conversation') }),
 };
 
-const ajv = new Ajv(requestAjvOptions);
-const validators = new Map<string, ValidateFunction>(Object.entries(commandSchemas).map(([type, schema]) => [type, ajv.compile(schema)]));
+// Ajv is loaded and each type's validator compiled on the type's first use, not at start (Ajv is
+// CommonJS: required synchronously).
+const require = createRequire(import.meta.url);
+let ajv: Ajv | undefined;
+const validators = new Map<string, ValidateFunction>();
+function validatorFor(type: unknown): ValidateFunction | undefined {
+  if (typeof type !== 'string' || !Object.hasOwn(commandSchemas, type)) return undefined;
+  let validate = validators.get(type);
+  if (!validate) {
+    validate = (ajv ??= new (require('ajv') as { Ajv: typeof Ajv }).Ajv(requestAjvOptions)).compile(commandSchemas[type as CommandType]);
+    validators.set(type, validate);
+  }
+  return validate;
+}
 
 /** A command, or the sentence to show instead (the socket stays open either way). */
 export type ReadCommand = { command: SocketCommand; problem?: undefined } | { command?: undefined; problem: string };
@@ -56,7 +69,7 @@ export function readSocketCommand(data: Buffer, isBinary: boolean): ReadCommand 
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { problem: `The server could not read that message. ${reloadHint}` };
   const type = (parsed as { type?: unknown }).type;
-  const validate = typeof type === 'string' ? validators.get(type) : undefined;
+  const validate = validatorFor(type);
   if (!validate) return { problem: `Unknown request type ${JSON.stringify(String(type)).slice(0, 40)}.` };
   if (!validate(parsed)) return { problem: `${describeSchemaErrors(validate.errors ?? [], 'command')} ${reloadHint}` };
   return { command: parsed as SocketCommand };

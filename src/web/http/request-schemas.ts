@@ -1,4 +1,5 @@
 import type { ErrorObject, Options } from 'ajv';
+import { schemaControllerCompilingOnFirstUse } from './compile-on-first-use.js';
 
 /*
  * What a route (or a socket command) accepts, as JSON Schema, and the one way a refusal is worded.
@@ -116,4 +117,5 @@ export function schemaErrorFormatter(errors: readonly ErrorObject[], place: stri
 export const requestValidation = {
   ajv: { customOptions: requestAjvOptions },
   schemaErrorFormatter,
+  schemaController: schemaControllerCompilingOnFirstUse,
 };

@@ -54,7 +54,7 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
       },
       async (request, reply) => {
         if (!Buffer.isBuffer(request.body)) throw new PhotoError('No photo came with the request. Attach it again.', 400);
-        const photo = checkPhoto(request.body);
+        const photo = await checkPhoto(request.body);
         if (attachments.countUnsent() >= photoLimits.maxUnsent) {
           throw new PhotoError(`${photoLimits.maxUnsent} photos are waiting to be sent already. Send or remove some first.`, 429);
         }
@@ -71,7 +71,7 @@ export function registerPhotoRoutes(app: FastifyInstance, dependencies: PhotoRou
       { bodyLimit: photoLimits.thumbnailMaxBytes, schema: { params: photoParams } },
       async (request, reply) => {
         if (!Buffer.isBuffer(request.body)) throw new PhotoError('No thumbnail came with the request.', 400);
-        checkThumbnail(request.body);
+        await checkThumbnail(request.body);
         const saved = attachments.setThumbnail(request.params.id, request.body);
         return reply.code(saved ? 204 : 404).send();
       },
