@@ -6,6 +6,7 @@ import { projectRoot } from './config/project-root.js';
 import type { Services } from './services.js';
 import { isAuthenticated, requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './web/auth/auth-guard.js';
 import { loginFormToken, preventCaching, registerAuthRoutes } from './web/auth/auth-routes.js';
+import { loginEndsAt, slideSession } from './web/auth/session-lifetime.js';
 import { registerChatRoutes } from './web/chat/chat-routes.js';
 import { registerChatSocket } from './web/chat/chat-socket.js';
 import { registerExportRoutes } from './web/chat/export-routes.js';
@@ -80,7 +81,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerProxyNotice(app, { trustProxy: Boolean(config.trustProxy) });
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(formBody);
-  await registerSessions(app, { secretKey: services.credentials.secretKey, ttlHours: config.sessionTtlHours, store: services.sessionStore });
+  await registerSessions(app, {
+    secretKey: services.credentials.secretKey,
+    cookieMaxAgeMs: loginEndsAt(services.sessionLifetime, 0, 0),
+    store: services.sessionStore,
+  });
   await registerViews(app, services.templates);
   await registerStaticFiles(app, projectRoot);
   registerAppInstallRoutes(app, { projectRoot });
@@ -106,7 +111,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     sessionSockets: services.sessionSockets,
     loginBudgets: services.loginBudgets,
     passwordCheckGate: services.passwordCheckGate,
-    sessionTtlMs: config.sessionTtlHours * 3_600_000,
+    sessionLifetime: services.sessionLifetime,
   });
 
   // Everything registered in here needs a logged-in session. The check runs on request, before
@@ -117,6 +122,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     });
     authenticated.addHook('onRequest', preventCaching);
     authenticated.addHook('onRequest', requireLogin);
+    // A login lasts while it is used: each request (at most once a minute) moves its end.
+    authenticated.addHook('onRequest', async (request) => slideSession(request, services.sessionSliding));
     // Every POST, PUT, PATCH and DELETE in here needs the session's CSRF token; routes need not ask.
     registerCsrfCheck(authenticated);
     const { store, hub, chatModel, chatService, view, reader, visionModels, toolCalls, attachments } = services;
@@ -129,7 +136,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registerToolsRoutes(authenticated, { registry: services.registry, approvals: services.approvals, mcp: services.mcp });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets: services.sessionSockets });
+      registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets: services.sessionSockets, sessionSliding: services.sessionSliding });
     });
     options.moreLoggedInRoutes?.(authenticated);
   });

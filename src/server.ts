@@ -113,6 +113,10 @@ async function main(): Promise<void> {
   services.mcp.servers.start();
   await app.localTls?.announce();
   warnWhenOllamaIsDown(() => chatModel.isReachable(), config, app.log);
+  // An .env copied from an older .env.example sets SESSION_TTL_HOURS=24: logins would still end daily.
+  if (config.sessionTtlHours !== undefined) {
+    app.log.info(`SESSION_TTL_HOURS=${config.sessionTtlHours}: every login ends ${config.sessionTtlHours} h after it was made, however it is used. Leave it empty to stay logged in while in use (up to SESSION_IDLE_DAYS=${config.sessionIdleDays} days idle)`);
+  }
   const protocol = config.tlsCert || app.localTls ? 'https' : 'http';
   const lines = ['', 'Hearth is running. Open it from a browser on this network:'];
   for (const address of lanAddresses(config, protocol)) lines.push(`  ${address}`);

@@ -31,6 +31,7 @@ import type { Credentials } from './web/auth/credentials.js';
 import { createLoginBudgets } from './web/auth/login-budget.js';
 import { PasswordCheckGate } from './web/auth/password-check-gate.js';
 import { SessionSockets } from './web/auth/session-sockets.js';
+import { createSessionSliding, sessionLifetimeFromConfig } from './web/auth/session-lifetime.js';
 import { createChatReader } from './web/chat/chat-reader.js';
 import { createChatView } from './web/chat/chat-view.js';
 import { createTemplates } from './web/http/views.js';
@@ -133,6 +134,8 @@ export async function createServices(options: ServiceOptions) {
     authenticatedUntil: (sessionId) => sessionStore.authenticatedUntil(sessionId),
     checkEveryMs: options.socketSessionCheckMs,
   });
+  const sessionLifetime = sessionLifetimeFromConfig(config);
+  const sessionSliding = createSessionSliding(sessionStore, sessionLifetime);
   // TLS=auto's certificates need node-forge: loaded only then.
   const localTls = config.tls === 'auto' ? (await import('./web/tls/serve-local-tls.js')).prepareLocalTls(config, options.localTls) : undefined;
 
@@ -224,6 +227,8 @@ export async function createServices(options: ServiceOptions) {
     loginBudgets,
     passwordCheckGate,
     sessionSockets,
+    sessionLifetime,
+    sessionSliding,
     localTls,
     localTlsDependencies: options.localTls,
     hub,

@@ -28,7 +28,10 @@ export interface Config {
   openAiBackends: OpenAiBackendSettings[];
   passwordHash: string | undefined;
   secretKey: string | undefined;
-  sessionTtlHours: number;
+  /** A login ends after this many days without use (SESSION_IDLE_DAYS); each use extends it. */
+  sessionIdleDays: number;
+  /** When set (SESSION_TTL_HOURS), a login also ends this many hours after it was made, however it is used. */
+  sessionTtlHours: number | undefined;
   dataDir: string;
   memoryFile: string;
   memoryMaxBytes: number;
@@ -282,7 +285,8 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     openAiBackends: openAiBackends(env),
     passwordHash,
     secretKey,
-    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365),
+    sessionIdleDays: integer(env, 'SESSION_IDLE_DAYS', 30, 1, 3650),
+    sessionTtlHours: text(env, 'SESSION_TTL_HOURS') === undefined ? undefined : integer(env, 'SESSION_TTL_HOURS', 24, 1, 24 * 365),
     dataDir,
     systemPromptFile: filePath(env, 'SYSTEM_PROMPT_FILE', path.join(dataDir, 'system-prompt.md'), cwd),
     memoryFile: filePath(env, 'MEMORY_FILE', './memory.md', cwd),

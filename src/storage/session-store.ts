@@ -16,6 +16,12 @@ export interface SqliteSessionStore extends SessionStore {
    * Anonymous login-form sessions hold only a CSRF secret: they are neither counted nor deleted.
    */
   logOutAll(): number;
+  /**
+   * Moves a logged-in, unexpired session's end (a sliding login, used over a WebSocket where no
+   * response carries a cookie); the cookie copy in its data moves too, or the next page request
+   * would find it expired. False when it is gone, logged out or expired.
+   */
+  extendAuthenticated(sessionId: string, until: number): boolean;
   prune(): number;
 }
 
@@ -36,6 +42,10 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
   // Login creates the row first, as the anonymous session that regenerate() stores.
   const updateAuthenticated = database.prepare<[string, number, string]>(
     'UPDATE sessions SET data = ?, expires_at = ?, authenticated = 1 WHERE id = ?',
+  );
+  const extend = database.prepare<[number, string, string, number]>(
+    `UPDATE sessions SET expires_at = ?, data = json_set(data, '$.cookie.expires', ?)
+     WHERE id = ? AND authenticated = 1 AND expires_at > ?`,
   );
   const remove = database.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
   const removeLoggedIn = database.prepare<[], { expires_at: number }>('DELETE FROM sessions WHERE authenticated = 1 RETURNING expires_at');
@@ -79,6 +89,7 @@ export function createSqliteSessionStore(database: SqliteDatabase, now: () => nu
       }
     },
     authenticatedUntil: (sessionId) => selectLive.get(sessionId, now())?.expires_at,
+    extendAuthenticated: (sessionId, until) => extend.run(until, new Date(until).toISOString(), sessionId, now()).changes === 1,
     logOutAll() {
       // Expired rows go too, but only sessions still logged in are counted as logged out.
       const at = now();

@@ -36,9 +36,12 @@ test('an idle socket closes by itself soon after its session is deleted', async 
 });
 
 test('an idle socket closes at its session\'s expiry time', async (t) => {
-  const harness = await startChatHarness(t);
+  // A fixed login length, so opening the socket (a use) cannot move the end.
+  const harness = await startChatHarness(t, { environment: { SESSION_TTL_HOURS: '1' } });
   // The session ends in a moment; a socket opened now must not outlive it (the regular check is 30 s away).
-  harness.database.prepare('UPDATE sessions SET expires_at = ?').run(Date.now() + 600);
+  harness.database
+    .prepare("UPDATE sessions SET expires_at = ?, data = json_set(data, '$.loggedInAt', ?)")
+    .run(Date.now() + 600, Date.now() + 600 - 3_600_000);
   const { openChatSocket } = await import('../support/test-app.js');
   const late = await openChatSocket(harness.baseUrl, harness.cookies);
   t.after(() => late.close());

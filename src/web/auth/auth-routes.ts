@@ -6,14 +6,15 @@ import { rememberDevice, trustedDevice } from './device-cookie.js';
 import type { LoginBudgets, LoginLock } from './login-budget.js';
 import type { PasswordCheckGate } from './password-check-gate.js';
 import type { SessionSockets } from './session-sockets.js';
+import { loginEndsAt, type SessionLifetime } from './session-lifetime.js';
 
 export interface AuthRoutesOptions {
   passwordHash: () => string;
   sessionSockets: SessionSockets;
   loginBudgets: LoginBudgets;
   passwordCheckGate: PasswordCheckGate;
-  /** How long a login lasts. */
-  sessionTtlMs: number;
+  /** How long a login lasts: while used up to an idle limit, and a fixed length when set. */
+  sessionLifetime: SessionLifetime;
 }
 
 /** The login form is small: a password (at most 1024 characters), a token and a path. */
@@ -148,13 +149,18 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
       // A new session id at login, so a session id planted before login is worthless. The new
       // session has no CSRF secret: the next page makes one, so old tokens die with the old id.
       await request.session.regenerate();
-      request.session.options({ maxAge: options.sessionTtlMs });
+      const loggedInAt = Date.now();
+      request.session.options({ maxAge: loginEndsAt(options.sessionLifetime, loggedInAt, loggedInAt) - loggedInAt });
       request.session.authenticated = true;
-      request.session.loggedInAt = Date.now();
+      request.session.loggedInAt = loggedInAt;
       request.log.info({ ip: address, trustedBrowser: budget.trusted }, 'logged in');
       return reply.redirect(next, 303);
     },
   );
+
+  // Public: a page whose socket cannot open asks whether its login ended (the upgrade's 401
+  // never reaches the page's script), so it can ask for the password instead of retrying for ever.
+  app.get('/session', { onRequest: preventCaching }, async (request) => ({ loggedIn: isAuthenticated(request) }));
 
   app.post('/logout', { bodyLimit: loginBodyLimit, onRequest: preventCaching, preHandler: app.csrfProtection }, async (request, reply) => {
     options.sessionSockets.closeAll(request.session.sessionId);

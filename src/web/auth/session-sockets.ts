@@ -3,6 +3,28 @@ import type { WebSocket } from 'ws';
 /** Close code that htmx's WebSocket extension does not retry: the page must log in again. */
 export const loggedOutCloseCode = 4401;
 
+/** Why a socket's login ended: this browser logged out, or the login expired or was ended (a password change). */
+export type SessionEndReason = 'logged-out' | 'expired';
+
+/**
+ * The last data frame a socket gets before it closes with loggedOutCloseCode. The page stops
+ * reconnecting, keeps what was typed, and asks for the password in place (GET /login has the
+ * form; POST /login with `next` set to the page's own path).
+ */
+export function sessionEndedFrame(reason: SessionEndReason): string {
+  const message =
+    reason === 'logged-out'
+      ? 'You logged out in this browser. Enter the password to go on; what you typed is kept.'
+      : 'Your login has ended. Enter the password to go on; what you typed is kept.';
+  return JSON.stringify({ event: 'session-ended', reason, message, login: '/login' });
+}
+
+/** Says why, then closes: a frame sent before the close frame arrives before it. */
+export function endSocketSession(socket: WebSocket, reason: SessionEndReason): void {
+  if (socket.readyState === socket.OPEN) socket.send(sessionEndedFrame(reason));
+  socket.close(loggedOutCloseCode, reason === 'logged-out' ? 'Logged out' : 'Log in again');
+}
+
 export interface SessionSocketsOptions {
   /** When a logged-in session ends, or undefined when it is gone (the session store answers). */
   authenticatedUntil: (sessionId: string) => number | undefined;
@@ -41,7 +63,7 @@ export class SessionSockets {
       const until = this.#authenticatedUntil(sessionId);
       const left = until === undefined ? 0 : until - this.#now();
       if (left <= 0) {
-        socket.close(loggedOutCloseCode, 'Log in again');
+        endSocketSession(socket, 'expired');
         return;
       }
       timer = setTimeout(check, Math.min(left + 50, this.#checkEveryMs));
@@ -56,7 +78,7 @@ export class SessionSockets {
   }
 
   closeAll(sessionId: string): void {
-    for (const socket of this.#sockets.get(sessionId) ?? []) socket.close(loggedOutCloseCode, 'Logged out');
+    for (const socket of this.#sockets.get(sessionId) ?? []) endSocketSession(socket, 'logged-out');
   }
 
   get count(): number {

@@ -5,7 +5,8 @@ import type { ConversationStore } from '../../storage/conversation-store.js';
 import { parseAttachmentIds } from './attachment-ids.js';
 import type { ChatReader } from './chat-reader.js';
 import { isAuthenticated } from '../auth/auth-guard.js';
-import { loggedOutCloseCode, type SessionSockets } from '../auth/session-sockets.js';
+import { endSocketSession, type SessionSockets } from '../auth/session-sockets.js';
+import type { SessionSliding } from '../auth/session-lifetime.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
@@ -23,6 +24,8 @@ export interface ChatSocketDependencies {
   view: ChatView;
   reader: ChatReader;
   sessionSockets: SessionSockets;
+  /** Each message the person sends extends their login, as a page request does. */
+  sessionSliding: SessionSliding;
 }
 
 type CommandOf<Type extends SocketCommand['type']> = Extract<SocketCommand, { type: Type }>;
@@ -39,7 +42,7 @@ const socketQuery = fields({ conversation: optionalRecordId('conversation'), aft
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, hub, view, reader, sessionSockets } = dependencies;
+  const { chatService, store, hub, view, reader, sessionSockets, sessionSliding } = dependencies;
 
   app.get('/ws', { websocket: true, schema: { querystring: socketQuery } }, (socket: WebSocket, request: FastifyRequest<{ Querystring: SocketQuery }>) => {
     const sender = createSocketSender(socket);
@@ -208,7 +211,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       // The login may have expired while the page stayed open.
-      if (!isAuthenticated(request)) return socket.close(loggedOutCloseCode, 'Log in again');
+      if (!isAuthenticated(request)) return endSocketSession(socket, 'expired');
+      sessionSliding.use(request.session.sessionId, request.session.loggedInAt);
       const { command, problem } = readSocketCommand(data, isBinary);
       if (problem !== undefined) return showError(problem);
       switch (command.type) {

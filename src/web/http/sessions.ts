@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface Session {
     authenticated?: boolean;
     loggedInAt?: number;
+    /** When a page last extended this login (at most once a minute: see auth/session-lifetime.ts). */
+    lastUsedAt?: number;
     /** The CSRF secret (@fastify/csrf-protection): tokens are valid for this session only. */
     _csrf?: string;
   }
@@ -15,7 +17,8 @@ declare module 'fastify' {
 
 export interface SessionOptions {
   secretKey: string;
-  ttlHours: number;
+  /** How long a new session's cookie lasts before login sets its own (the login form's session). */
+  cookieMaxAgeMs: number;
   store: SessionStore;
 }
 
@@ -36,15 +39,16 @@ export async function registerSessions(app: FastifyInstance, options: SessionOpt
     saveUninitialized: false,
     // The cookie is sent only when a session is made or changed, not on every response: a static
     // file or service-worker request still in flight with the login form's session would otherwise
-    // answer after the login and put the old cookie back (logged out again). A login lasts
-    // SESSION_TTL_HOURS from the moment it was made.
+    // answer after the login and put the old cookie back (logged out again). A login slides all
+    // the same: a page request a minute or more after the last extension changes the session,
+    // which sends the cookie with its new end (auth/session-lifetime.ts).
     rolling: false,
     cookie: {
       httpOnly: true,
       sameSite: 'lax',
       secure: 'auto',
       path: '/',
-      maxAge: options.ttlHours * 3_600_000,
+      maxAge: options.cookieMaxAgeMs,
     },
   });
   await app.register(csrf, { sessionPlugin: '@fastify/session' });

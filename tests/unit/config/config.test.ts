@@ -9,13 +9,21 @@ test('defaults match the documented configuration', () => {
   assert.equal(config.host, '0.0.0.0');
   assert.equal(config.port, 8888);
   assert.equal(config.ollamaHost, 'http://127.0.0.1:11434');
-  assert.equal(config.sessionTtlHours, 24);
+  // A login slides: it lasts while used, up to 30 idle days, with no fixed length unless asked for.
+  assert.equal(config.sessionIdleDays, 30);
+  assert.equal(config.sessionTtlHours, undefined);
   assert.equal(config.dataDir, path.resolve('/srv/hearth/data'));
   assert.equal(config.memoryFile, path.resolve('/srv/hearth/memory.md'));
   assert.equal(config.memoryMaxBytes, 2048);
   assert.equal(config.maxToolRounds, 10);
   assert.equal(config.tokensDir, path.resolve('/srv/hearth/tokens'));
   assert.equal(config.logLevel, 'info');
+});
+
+test('SESSION_TTL_HOURS, when set, still fixes how long a login lasts', () => {
+  assert.equal(loadConfig({ SESSION_TTL_HOURS: '24' }).sessionTtlHours, 24);
+  assert.equal(loadConfig({ SESSION_TTL_HOURS: '' }).sessionTtlHours, undefined);
+  assert.equal(loadConfig({ SESSION_IDLE_DAYS: '7' }).sessionIdleDays, 7);
 });
 
 test('a bare host:port for OLLAMA_HOST is accepted, as Ollama itself does', () => {
@@ -26,6 +34,8 @@ const badValues: Array<[Record<string, string>, string, RegExp]> = [
   [{ PORT: 'eighty' }, 'PORT', /not a whole number/],
   [{ PORT: '70000' }, 'PORT', /out of range/],
   [{ SESSION_TTL_HOURS: '0' }, 'SESSION_TTL_HOURS', /out of range/],
+  [{ SESSION_IDLE_DAYS: '0' }, 'SESSION_IDLE_DAYS', /out of range/],
+  [{ SESSION_IDLE_DAYS: 'a month' }, 'SESSION_IDLE_DAYS', /not a whole number/],
   [{ OLLAMA_HOST: 'ftp://x' }, 'OLLAMA_HOST', /http or https/],
   [{ PASSWORD_HASH: 'hunter2' }, 'PASSWORD_HASH', /not a bcrypt hash/],
   [{ SECRET_KEY: 'short' }, 'SECRET_KEY', /at least 32/],
