@@ -18,7 +18,8 @@ import { photoLimits } from './providers/photos/photo-checks.js';
 import { createVisionModels } from './providers/photos/vision-models.js';
 import { createChatService } from './replies/chat-service.js';
 import { ReplyHub } from './replies/reply-hub.js';
-import { createReplyRunner } from './replies/reply-runner.js';
+import { contextTokensOf, createReplyRunner } from './replies/reply-runner.js';
+import { createChatTitles } from './replies/chat-titles.js';
 import { createSystemPromptBuilder } from './replies/system-prompt.js';
 import { createAttachmentStore } from './storage/attachment-store.js';
 import { createConversationStore } from './storage/conversation-store.js';
@@ -186,7 +187,15 @@ export async function createServices(options: ServiceOptions) {
     markdown,
     attachments,
   });
+  const titles = createChatTitles({
+    chatModel,
+    store,
+    hub,
+    contextTokensFor: async (model) => contextTokensOf(await chatModel.describeModel(model)),
+    logger,
+  });
   const chatService = createChatService({
+    titles,
     store,
     hub,
     chatModel,
@@ -244,6 +253,7 @@ export async function createServices(options: ServiceOptions) {
 
     /** Stops every reply and waits for each to save; then the MCP servers stop, as nothing can call them now. */
     async stopReplies(): Promise<void> {
+      titles.stop();
       await hub.stopAll();
       void closeMcp();
     },

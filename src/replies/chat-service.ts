@@ -13,6 +13,7 @@ import { ChatInputError } from './chat-input-error.js';
 import { noModelNotice } from './error-notice.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
+import type { ChatTitles } from './chat-titles.js';
 
 /*
  * The one writer of conversations and messages: every change a person asks for, from the socket
@@ -66,6 +67,8 @@ export interface ChatServiceDependencies {
   tools: Pick<ToolRegistry, 'named'>;
   /** Gives the disk space of a deleted chat (its photos above all) back; see storage/free-space.ts. */
   freeSpace: Pick<FreeSpaceReclaimer, 'reclaimSoon'>;
+  /** Names a new chat by its model once its first reply has ended. */
+  titles?: Pick<ChatTitles, 'nameFromFirstExchange'>;
 }
 
 export function createChatService(dependencies: ChatServiceDependencies) {
@@ -236,7 +239,11 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       beforeReply?.(conversation, created);
       hub.publish(conversation.id, { type: 'message-added', messageId: userMessage.id });
       hub.publish(conversation.id, { type: 'message-added', messageId: assistantMessage.id });
-      hub.track(replyRunner.runTurn(conversation, assistantMessage));
+      const turn = replyRunner.runTurn(conversation, assistantMessage);
+      hub.track(turn);
+      // In the background, after the reply: the person reads the reply first, the title follows.
+      const { titles } = dependencies;
+      if (created && titles) hub.track(turn.then(() => titles.nameFromFirstExchange(conversation.id, userMessage.id), () => undefined));
       return { conversation, created, userMessage, assistantMessage };
     },
 

@@ -19,7 +19,9 @@ export type ReplyEvent =
   | { type: 'thread-changed'; fromId?: number }
   /** A turn began: Stop is on screen until reply-finished, through its tool rounds and approval waits. */
   | { type: 'reply-started' }
-  | { type: 'reply-finished' };
+  | { type: 'reply-finished' }
+  /** The chat was named by its model after its first reply (chat-titles.ts): sidebar and header show the new title. */
+  | { type: 'title-changed'; title: string };
 
 export interface ActiveReply {
   conversationId: number;

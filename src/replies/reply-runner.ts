@@ -41,6 +41,11 @@ export interface ReplyRunnerDependencies {
 const replyReserveTokens = 1024;
 const defaultContextTokens = 8192;
 
+/** The context a model runs with for Hearth's requests: its own, up to 8192 tokens (a bigger one costs memory and speed). */
+export function contextTokensOf(description: { contextLength: number | undefined }): number {
+  return Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens);
+}
+
 /** Adds a turn, merged into the previous one when it has the same role: models want user and assistant to alternate. */
 function appendTurn(turns: ChatTurn[], turn: ChatTurn): void {
   const last = turns.at(-1);
@@ -193,7 +198,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       system: { role: 'system', content: prompt.content },
       think: description.capabilities.includes('thinking'),
       vision: description.capabilities.includes('vision'),
-      contextTokens: Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens),
+      contextTokens: contextTokensOf(description),
       memoryRevision: snapshot?.revision ?? '',
     };
   }

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { StandinServer, urlHost } from './standin-server.js';
+import { echoedTitle, isTitleRequest, StandinServer, urlHost } from './standin-server.js';
 
 export interface StandinModel {
   name: string;
@@ -95,8 +95,13 @@ export interface OllamaStandin {
   url: string;
   /** Mutable: tests may push or remove models at any time. */
   models: StandinModel[];
-  /** Every /api/chat request with a valid body, in arrival order. */
+  /** Every /api/chat request with a valid body, in arrival order (title requests apart). */
   requests: RecordedChatRequest[];
+  /** Hearth naming a chat in the background: answered with `titleReply`, never with a scripted reply. */
+  titleRequests: RecordedChatRequest[];
+  /** null (the default): the person's first six words. */
+  titleReply: ScriptedReply | null;
+  waitForTitleRequests(count: number, timeoutMs?: number): Promise<void>;
   /** Replies for the next /api/chat calls, first in first out. Requests rejected with 404/400 do not consume one. */
   enqueue(...replies: ScriptedReply[]): void;
   /** Used when the queue is empty; null restores the default reply. */
@@ -211,7 +216,8 @@ class Standin extends StandinServer<ScriptedReply, ReplyHandler, RecordedChatReq
       receivedAt: Date.now(),
       body,
     };
-    this.requests.push(recorded);
+    const naming = isTitleRequest(recorded.messages);
+    (naming ? this.titleRequests : this.requests).push(recorded);
     this.wake();
 
     const model = this.findModel(modelName);
@@ -230,7 +236,7 @@ class Standin extends StandinServer<ScriptedReply, ReplyHandler, RecordedChatReq
 
     this.active++;
     try {
-      const script = await this.nextReply(recorded);
+      const script = naming ? (this.titleReply ?? { content: echoedTitle(recorded.messages) }) : await this.nextReply(recorded);
       if (stopped.signal.aborted) return;
       await sendReply(response, recorded, script, stopped.signal, reply);
     } finally {

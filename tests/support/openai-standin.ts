@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { StandinServer, urlHost } from './standin-server.js';
+import { echoedTitle, isTitleRequest, StandinServer, urlHost } from './standin-server.js';
 
 export interface OpenAiStandinModel {
   id: string;
@@ -84,6 +84,9 @@ export interface OpenAiStandin {
   baseUrl: string;
   models: OpenAiStandinModel[];
   requests: RecordedOpenAiRequest[];
+  /** Hearth naming a chat in the background, apart from `requests`; answered with `titleReply` (null: the person's first six words). */
+  titleRequests: RecordedOpenAiRequest[];
+  titleReply: OpenAiScriptedReply | null;
   /** Every `METHOD /path` asked, in order (model lists, /props, chats). */
   routesAsked: string[];
   enqueue(...replies: OpenAiScriptedReply[]): void;
@@ -214,12 +217,13 @@ class Standin extends StandinServer<OpenAiScriptedReply, OpenAiReplyHandler, Rec
       aborted: false,
       receivedAt: Date.now(),
     };
-    this.requests.push(recorded);
+    const naming = isTitleRequest(recorded.messages);
+    (naming ? this.titleRequests : this.requests).push(recorded);
     const stopped = new AbortController();
     response.on('close', () => {
       if (!response.writableFinished && !droppedOnPurpose.has(response) && !this.closing) recorded.aborted = true;
       stopped.abort();
-      this.ended.add(index);
+      if (!naming) this.ended.add(index);
       this.wake();
     });
     this.wake();
@@ -230,7 +234,9 @@ class Standin extends StandinServer<OpenAiScriptedReply, OpenAiReplyHandler, Rec
     }
     this.active++;
     try {
-      const script = this.queue.shift() ?? (this.handler ? await this.handler(recorded) : (this.options.defaultReply ?? {}));
+      const script = naming
+        ? (this.titleReply ?? { content: echoedTitle(recorded.messages) })
+        : (this.queue.shift() ?? (this.handler ? await this.handler(recorded) : (this.options.defaultReply ?? {})));
       if (stopped.signal.aborted) return;
       await streamReply(response, model, script, stopped.signal, body.stream === true);
     } finally {

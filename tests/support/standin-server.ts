@@ -1,6 +1,23 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { titleInstructionsStart } from '../../src/replies/chat-titles.js';
+
+/**
+ * Whether a chat request is Hearth naming a chat (src/replies/chat-titles.ts) rather than a reply.
+ * The stand-ins answer those apart: they take no scripted reply and are not in `requests`.
+ */
+export function isTitleRequest(messages: ReadonlyArray<{ role: string; content: unknown }>): boolean {
+  const first = messages[0];
+  return first?.role === 'system' && typeof first.content === 'string' && first.content.startsWith(titleInstructionsStart);
+}
+
+/** The stand-in's own title for a chat: the person's message, its first six words, as a small model might answer. */
+export function echoedTitle(messages: ReadonlyArray<{ role: string; content: unknown }>): string {
+  const question = messages.find((message) => message.role === 'user');
+  const text = typeof question?.content === 'string' ? question.content : 'Chat';
+  return text.replace(/\s+/g, ' ').trim().split(' ').slice(0, 6).join(' ');
+}
 
 /** How a host goes into a URL: an IPv6 address in brackets. */
 export const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
@@ -12,6 +29,10 @@ export const urlHost = (host: string): string => (host.includes(':') ? `[${host}
  */
 export abstract class StandinServer<Reply, Handler, Recorded> {
   requests: Recorded[] = [];
+  /** Requests to name a chat, apart from `requests` (see isTitleRequest). */
+  titleRequests: Recorded[] = [];
+  /** What a title request is answered with; null: the person's first six words (echoedTitle). */
+  titleReply: Reply | null = null;
   protected readonly queue: Reply[] = [];
   protected handler: Handler | null = null;
   protected active = 0;
@@ -78,6 +99,14 @@ export abstract class StandinServer<Reply, Handler, Recorded> {
   /** Something a waiter may be waiting for happened (a request came, a reply ended). */
   protected wake(): void {
     for (const waiter of [...this.#waiters]) waiter();
+  }
+
+  waitForTitleRequests(count: number, timeoutMs = 5000): Promise<void> {
+    return this.waitUntil(
+      () => (this.titleRequests.length >= count ? true : undefined),
+      timeoutMs,
+      () => `expected ${count} title requests within ${timeoutMs} ms, got ${this.titleRequests.length}`,
+    ).then(() => undefined);
   }
 
   waitForRequests(count: number, timeoutMs = 2000): Promise<void> {

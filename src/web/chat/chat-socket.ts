@@ -12,6 +12,7 @@ import type { ChatService } from '../../replies/chat-service.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
 import { createSocketSender } from './socket-sender.js';
+import { escapeText } from '../../engine/markdown/render-markdown.js';
 import { plainNotice, type ErrorNotice } from '../../replies/error-notice.js';
 import { fields, optionalRecordId, text } from '../http/request-schemas.js';
 import { readSocketCommand, type SocketCommand } from './socket-commands.js';
@@ -107,6 +108,16 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'reply-finished':
           sender.event('reply-finished', { conversationId });
           break;
+        case 'title-changed': {
+          // The model named the chat: its sidebar item and the header say so; the page's script
+          // may also update the tab's title and the rename field from the data event.
+          const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
+          if (!conversation) break;
+          sender.swap(`#history-item-${conversation.id}`, 'outerHTML', view.historyItem(toHistoryItemView(conversation, conversationId)));
+          sender.swap('#chat-title-text', 'innerHTML', escapeText(conversation.title));
+          sender.event('title-changed', { conversationId: conversation.id, title: conversation.title });
+          break;
+        }
       }
     };
 
