@@ -127,13 +127,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Every POST, PUT, PATCH and DELETE in here needs the session's CSRF token; routes need not ask.
     registerCsrfCheck(authenticated);
     const { store, hub, chatModel, chatService, view, reader, visionModels, toolCalls, attachments } = services;
-    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels });
+    const hasGoogleAccount = () => services.google.listAccounts().length > 0;
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels, hasGoogleAccount });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
     registerTitleRoutes(authenticated, { chatService, store, view });
     registerMemoryRoutes(authenticated, { memory: services.memory, systemPrompt: services.systemPrompt });
-    registerToolsRoutes(authenticated, { registry: services.registry, approvals: services.approvals, mcp: services.mcp });
+    registerToolsRoutes(authenticated, { registry: services.registry, approvals: services.approvals, mcp: services.mcp, google: services.google });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
       registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets: services.sessionSockets, sessionSliding: services.sessionSliding });

@@ -238,6 +238,8 @@ export async function createServices(options: ServiceOptions) {
     sessionSockets,
     sessionLifetime,
     sessionSliding,
+    /** The Google accounts the tools use (the tools and chat pages show whether any is connected). */
+    google: toolServices.google,
     localTls,
     localTlsDependencies: options.localTls,
     hub,

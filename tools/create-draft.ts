@@ -1,4 +1,5 @@
-import { Tool, ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/providers/google/draft-message.js';
 import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { headerValue } from '../src/providers/google/gmail-message.js';
@@ -24,7 +25,7 @@ function splitBody(raw: string): { head: string; body: string | undefined } {
 }
 
 /** Saves a Gmail draft (new, or a reply kept in its thread). Never sends: the person sends it from Gmail. */
-export default class CreateDraftTool extends Tool.using('google') {
+export default class CreateDraftTool extends GoogleTool {
   readonly name = 'create_draft';
   override readonly source = 'Google: Gmail';
   readonly description =

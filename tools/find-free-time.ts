@@ -1,9 +1,10 @@
-import { Tool, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/providers/google/calendar-days.js';
 import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
 
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
-export default class FindFreeTimeTool extends Tool.using('google') {
+export default class FindFreeTimeTool extends GoogleTool {
   readonly name = 'find_free_time';
   override readonly source = 'Google: Calendar';
   readonly description =

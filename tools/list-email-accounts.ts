@@ -1,8 +1,9 @@
-import { Tool, type ToolParameters, type ToolWords } from '../src/engine/tools/tool.js';
+import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { type ToolParameters, type ToolWords } from '../src/engine/tools/tool.js';
 import { reauthorizeCommand } from '../src/providers/google/google-errors.js';
 
 /** The Google accounts the other Gmail and Calendar tools can use. */
-export default class ListEmailAccountsTool extends Tool.using('google') {
+export default class ListEmailAccountsTool extends GoogleTool {
   readonly name = 'list_email_accounts';
   override readonly source = 'Google: Gmail';
   readonly description = 'List the Google accounts (Gmail and Calendar) Hearth is authorized to use.';

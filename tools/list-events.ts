@@ -1,4 +1,5 @@
-import { Tool, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/providers/google/calendar-days.js';
 import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
 import type { calendar_v3 } from '@googleapis/calendar';
@@ -17,7 +18,7 @@ const dayNumber = (day: CalendarDay) => Date.UTC(day.year, day.month - 1, day.da
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
 /** Read-only: the events of the primary calendar for a day or a range, grouped by day. */
-export default class ListEventsTool extends Tool.using('google') {
+export default class ListEventsTool extends GoogleTool {
   readonly name = 'list_events';
   override readonly source = 'Google: Calendar';
   readonly description =

@@ -1,11 +1,12 @@
-import { Tool, ToolError, type ServicesFor, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { ToolError, type ServicesFor, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { formatDateTime } from '../src/providers/google/calendar-days.js';
 import { attachmentNames, headerValue, messageBodyText } from '../src/providers/google/gmail-message.js';
 import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { accountAndValue, readToolInput } from '../src/providers/google/tool-input.js';
 
 /** One email: its headers and its text, HTML turned into text, cut to EMAIL_BODY_MAX_CHARS. */
-export default class ReadEmailTool extends Tool.using('google') {
+export default class ReadEmailTool extends GoogleTool {
   readonly name = 'read_email';
   override readonly source = 'Google: Gmail';
   readonly description = 'Read one email by the id search_emails gave: headers and plain-text body. Optional account first when several are authorized.';

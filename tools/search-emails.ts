@@ -1,4 +1,5 @@
-import { Tool, ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { formatDateTime } from '../src/providers/google/calendar-days.js';
 import { headerValue } from '../src/providers/google/gmail-message.js';
 import { accountAndValue, pick, readToolInput } from '../src/providers/google/tool-input.js';
@@ -6,7 +7,7 @@ import { accountAndValue, pick, readToolInput } from '../src/providers/google/to
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
 /** Gmail search: one short line per message, so the model can pick one to read. */
-export default class SearchEmailsTool extends Tool.using('google') {
+export default class SearchEmailsTool extends GoogleTool {
   readonly name = 'search_emails';
   override readonly source = 'Google: Gmail';
   readonly description =

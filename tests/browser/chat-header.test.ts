@@ -60,12 +60,12 @@ async function isInViewport(page: Page, selector: string): Promise<boolean> {
 test('phone header: the title, one-tap new chat, renaming; example prompts fill the input', async (t) => {
   const { page, test: app } = await openChat(t, browser, { context: phone });
 
-  // An empty chat offers examples; a tap fills the input and sends nothing.
+  // An empty chat offers examples (no mail or calendar: no Google account is connected); a tap fills the input and sends nothing.
   const examples = page.locator('#chat-empty .chat-example');
   assert.ok((await examples.count()) >= 4);
   assert.deepEqual(
     (await examples.allInnerTexts()).slice(0, 4),
-    ["What's on my calendar this week?", 'Search my email for…', 'Remember that I…', 'What is 17% of 2,340?'],
+    ['Remember that I…', 'What is 17% of 2,340?', 'What time is it in Tokyo?', 'Explain simply:…'],
   );
   if (shots) await page.screenshot({ path: `${shots}/header-empty-chat.png` });
   await page.locator('.chat-example', { hasText: 'Remember that I' }).tap();

@@ -44,7 +44,7 @@ export class FindToolsTool extends Tool {
   async run(raw: string): Promise<ToolOutput> {
     const input = parseToolParams(raw);
     const params = field(input, 'query') ?? input.text;
-    const tools = this.registry.all.filter((tool) => tool.name !== this.name);
+    const tools = this.registry.offered.filter((tool) => tool.name !== this.name);
     const answer = (text: string, shown: Tool[]): ToolOutput => ({ text, outsideText: shown.some((tool) => tool.describedOutside) });
     const allNames = `All tools: ${tools.map((tool) => tool.name).join(', ')}.`;
     const query = new Set(wordsOf(params.slice(0, 500)));

@@ -109,8 +109,14 @@ export class ToolRegistry {
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /** The tools the model is offered now: those that can work (a Gmail tool needs a connected account). */
+  get offered(): Tool[] {
+    return this.all.filter((tool) => tool.unavailableReason() === undefined);
+  }
+
+  /** The names of the tools offered now (what a call to an unknown tool is told). */
   get names(): string[] {
-    return this.all.map((tool) => tool.name);
+    return this.offered.map((tool) => tool.name);
   }
 
   /** Some tool's name and description were written outside Hearth (an MCP server is connected). */
@@ -127,7 +133,7 @@ export class ToolRegistry {
     const budget = options.budgetTokens ?? defaultToolPromptBudgetTokens;
     const usage = options.usage ?? new Map<string, number>();
     const finder = this.#fixed.get(findToolsName);
-    const ranked = this.all
+    const ranked = this.offered
       .filter((tool) => tool !== finder)
       .sort(
         (a, b) =>

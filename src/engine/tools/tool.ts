@@ -219,6 +219,15 @@ export abstract class Tool<Needs extends ServiceName = never> {
     return { ask: this.actsOnWorld };
   }
 
+  /**
+   * Why the model is not offered it now, in the person's words ("no Google account is connected
+   * yet"); undefined while it works. An unavailable tool is left out of the system prompt and
+   * find_tools, and a call made anyway fails with that reason on its card.
+   */
+  unavailableReason(): string | undefined {
+    return undefined;
+  }
+
   /** What a finished call found, in a few words from its result ("3 results", "6 * 7 = 42"); undefined when there is nothing to add. */
   summarize(_result: string): string | undefined {
     return undefined;

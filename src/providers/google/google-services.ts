@@ -46,6 +46,12 @@ export interface GoogleServicesOptions {
 /** Google's answers are retried a little (429, 5xx, dropped connections), never for long. */
 const retryConfig = { retry: 2, noResponseRetries: 1, retryDelay: 200, maxRetryDelay: 2000, totalTimeout: 8000 };
 
+/** A connected account, as the tools page shows it: working, or refused by Google until `npm run auth:gmail` is run again. */
+export interface GoogleAccountState {
+  account: string;
+  state: 'connected' | 'needs-reauthorization';
+}
+
 export function createGoogleServices(options: GoogleServicesOptions) {
   const tokens = createTokenStore(options.tokensDir);
   // Asked on first use: the first Intl call loads ICU's data (about 6 MB of memory), which a
@@ -56,6 +62,8 @@ export function createGoogleServices(options: GoogleServicesOptions) {
   const clients = new Map<string, { client: OAuth2Client; refreshToken: string }>();
   const gmailClients = new WeakMap<OAuth2Client, Gmail>();
   const calendarClients = new WeakMap<OAuth2Client, Calendar>();
+  /** The refresh token Google refused per account: a new one from the CLI clears the state by itself. */
+  const refusedRefreshTokens = new Map<string, string>();
 
   function listAccounts(): string[] {
     return tokens.listAccounts();
@@ -182,12 +190,33 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     try {
       return await work();
     } catch (error) {
-      if (isInvalidGrant(error)) clients.delete(explain.account);
+      if (isInvalidGrant(error)) {
+        const refused = clients.get(explain.account)?.refreshToken;
+        if (refused) refusedRefreshTokens.set(explain.account, refused);
+        clients.delete(explain.account);
+      }
       const explained = explainGoogleFailure(error, explain);
       // Explained failures go back to the model; the engine logs the ones we could not explain.
       if (explained instanceof ToolError) options.logger?.debug({ account: explain.account, reason: explained.message }, 'a Google request failed');
       throw explained;
     }
+  }
+
+  /**
+   * Each account with a token file, and whether it works: its token has no refresh token, cannot
+   * be read, or Google refused it since Hearth started (a revoked or expired grant).
+   */
+  function accountStates(): GoogleAccountState[] {
+    return listAccounts().map((account) => {
+      let refreshToken: string | null | undefined;
+      try {
+        refreshToken = tokens.read(account)?.refresh_token;
+      } catch {
+        refreshToken = undefined;
+      }
+      const works = Boolean(refreshToken) && refusedRefreshTokens.get(account) !== refreshToken;
+      return { account, state: works ? 'connected' : 'needs-reauthorization' };
+    });
   }
 
   return {
@@ -196,6 +225,7 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     },
     tokens,
     listAccounts,
+    accountStates,
     resolveAccounts,
     chooseAccount,
     createOAuthClient,

@@ -22,6 +22,8 @@ export interface ChatRoutesDependencies {
   view: ChatView;
   visionModels: VisionModels;
   reader: ChatReader;
+  /** Whether a Google account is connected: mail and calendar starters are offered only then. */
+  hasGoogleAccount: () => boolean;
 }
 
 const historyPageSize = 100;
@@ -113,6 +115,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       photoModelNames: picker.photoModelNames,
       streaming: Boolean(conversation && hub.active(conversation.id)),
       maxMessageChars: maxMessageCharacters,
+      googleConnected: dependencies.hasGoogleAccount(),
       csrfToken: reply.generateCsrf(),
     });
   }

@@ -20,7 +20,10 @@ function summaryOf(tool: Pick<Tool, 'summarize'> | undefined, result: string): s
  * your email — 3 results"); `tool` is undefined for a tool no longer installed. The result is
  * untrusted text: the template escapes it.
  */
-export function describeToolCall(call: Pick<StoredToolCall, 'name' | 'status' | 'result'>, tool: Pick<Tool, 'words' | 'summarize'> | undefined): string {
+export function describeToolCall(
+  call: Pick<StoredToolCall, 'name' | 'status' | 'result'>,
+  tool: (Pick<Tool, 'words' | 'summarize'> & Partial<Pick<Tool, 'unavailableReason'>>) | undefined,
+): string {
   const words = wordsFor(call.name, tool);
   switch (call.status) {
     case 'running':
@@ -32,6 +35,10 @@ export function describeToolCall(call: Pick<StoredToolCall, 'name' | 'status' | 
       return summary ? `${words.done} — ${summary}` : words.done;
     }
     case 'failed': {
+      // A tool that cannot work now (no account connected) says why in the person's words; its
+      // result, written for the model ("Ask the person to run…"), stays under Details.
+      const unavailable = tool?.unavailableReason?.();
+      if (unavailable) return `Could not ${words.act}: ${unavailable}`;
       const reason = failureReason(call.name, call.result);
       if (reason === stoppedWhileRunning) return `Stopped — ${words.doing.charAt(0).toLowerCase()}${words.doing.slice(1)} was cut short`;
       return reason ? `Could not ${words.act}: ${reason}` : `Could not ${words.act}`;

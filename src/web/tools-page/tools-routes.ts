@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { McpSetup } from '../../providers/mcp/mcp-setup.js';
 import type { ApprovalDesk } from '../../engine/tools/approvals.js';
 import type { ToolRegistry } from '../../engine/tools/tool-registry.js';
+import { reauthorizeCommand } from '../../providers/google/google-errors.js';
+import type { GoogleServices } from '../../providers/google/google-services.js';
 import { fields, text } from '../http/request-schemas.js';
 
 /** What the last action on the tools page did, for the page it redirects to. */
@@ -22,6 +24,25 @@ export interface ToolsRoutesDependencies {
   registry: ToolRegistry;
   approvals: ApprovalDesk;
   mcp: McpSetup;
+  google: Pick<GoogleServices, 'accountStates'>;
+}
+
+export interface GoogleAccountView {
+  account: string;
+  state: 'connected' | 'needs-reauthorization';
+  /** In plain words: works, or what to run to make it work again. */
+  summary: string;
+  command: string;
+}
+
+/** Each Google account and whether Gmail and Calendar work with it, in plain words. */
+export function googleAccountViews(google: Pick<GoogleServices, 'accountStates'>): GoogleAccountView[] {
+  return google.accountStates().map(({ account, state }) => ({
+    account,
+    state,
+    summary: state === 'connected' ? 'Connected: the assistant can read its mail and calendar, and write drafts.' : 'Needs to be connected again: Google no longer accepts its permission.',
+    command: state === 'connected' ? '' : reauthorizeCommand(account),
+  }));
 }
 
 export interface McpServerView {
@@ -99,7 +120,7 @@ export function toolsNoticeText(notice: ToolsNotice): string {
 
 /** The /tools page: what the assistant can use, and what it may do without asking. */
 export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRoutesDependencies): void {
-  const { registry, approvals, mcp } = dependencies;
+  const { registry, approvals, mcp, google } = dependencies;
 
   app.get('/tools', (request, reply) => {
     // The notice comes from the session, put there by the POST that redirected here; the
@@ -110,6 +131,8 @@ export function registerToolsRoutes(app: FastifyInstance, dependencies: ToolsRou
       title: 'Tools',
       ...toolRowsFor(registry, approvals),
       servers: mcpServerViews(mcp),
+      googleAccounts: googleAccountViews(google),
+      connectCommand: reauthorizeCommand(),
       mcpFile: mcp.file,
       mcpProblems: mcp.problems,
       notice: notice ? toolsNoticeText(notice) : undefined,

@@ -119,9 +119,11 @@ test('a revoked grant (invalid_grant) tells the person the exact command to re-a
   await rejectsWith(harness.run(harness.tool(SearchEmailsTool), 'subject:trip'), expected);
   assert.ok(harness.standin.tokenRequests.some((request) => request.grant_type === 'refresh_token'), 'it did try to refresh');
   assert.equal(harness.google.tokens.read(account)!.refresh_token, stored.refresh_token, 'the file is left for the CLI to replace');
+  assert.deepEqual(harness.google.accountStates(), [{ account, state: 'needs-reauthorization' }], 'the tools page says so');
 
   // The person re-authorizes (the CLI writes a new file): the running server picks it up.
   harness.google.tokens.write(account, harness.standin.issueTokens(account));
+  assert.deepEqual(harness.google.accountStates(), [{ account, state: 'connected' }]);
   assert.match(await harness.run(harness.tool(SearchEmailsTool), 'subject:trip'), /Trip on Friday/);
 });
 
