@@ -222,9 +222,17 @@ export abstract class Tool<Needs extends ServiceName = never> {
   /**
    * Why the model is not offered it now, in the person's words ("no Google account is connected
    * yet"); undefined while it works. An unavailable tool is left out of the system prompt and
-   * find_tools, and a call made anyway fails with that reason on its card.
+   * find_tools.
    */
   unavailableReason(): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * A failed call's reason in the person's words, when its result was written for the model
+   * ("Ask the person to run…"); undefined: the card shows the result's first line.
+   */
+  explainFailure(_result: string): string | undefined {
     return undefined;
   }
 

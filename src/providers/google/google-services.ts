@@ -16,6 +16,9 @@ import { createTokenStore, type StoredTokens } from './token-store.js';
 export type Gmail = gmail_v1.Gmail;
 export type Calendar = calendar_v3.Calendar;
 
+/** What a Gmail or Calendar call tells the model when no account is connected. */
+export const noGoogleAccountMessage = `No Google account is authorized yet. Ask the person to run \`${reauthorizeCommand()}\` on the Hearth computer (once per account).`;
+
 /** Where OAuth requests go; unset fields use Google's own addresses. */
 export interface OAuthEndpoints {
   authorizeUrl?: string;
@@ -69,17 +72,13 @@ export function createGoogleServices(options: GoogleServicesOptions) {
     return tokens.listAccounts();
   }
 
-  function noAccountsMessage(): string {
-    return `No Google account is authorized yet. Ask the person to run \`${reauthorizeCommand()}\` on the Hearth computer (once per account).`;
-  }
-
   /**
    * The accounts a call is about: the one it names (any capitalisation), or every authorized
    * account when it names none. Throws a ToolError the model can relay.
    */
   function resolveAccounts(requested?: string): string[] {
     const accounts = listAccounts();
-    if (accounts.length === 0) throw new ToolError(noAccountsMessage());
+    if (accounts.length === 0) throw new ToolError(noGoogleAccountMessage);
     if (requested === undefined || requested.trim() === '') return accounts;
     const wanted = requested.trim().toLowerCase();
     const found = accounts.find((account) => account.toLowerCase() === wanted);

@@ -22,7 +22,7 @@ function summaryOf(tool: Pick<Tool, 'summarize'> | undefined, result: string): s
  */
 export function describeToolCall(
   call: Pick<StoredToolCall, 'name' | 'status' | 'result'>,
-  tool: (Pick<Tool, 'words' | 'summarize'> & Partial<Pick<Tool, 'unavailableReason'>>) | undefined,
+  tool: (Pick<Tool, 'words' | 'summarize'> & Partial<Pick<Tool, 'explainFailure'>>) | undefined,
 ): string {
   const words = wordsFor(call.name, tool);
   switch (call.status) {
@@ -35,10 +35,10 @@ export function describeToolCall(
       return summary ? `${words.done} — ${summary}` : words.done;
     }
     case 'failed': {
-      // A tool that cannot work now (no account connected) says why in the person's words; its
-      // result, written for the model ("Ask the person to run…"), stays under Details.
-      const unavailable = tool?.unavailableReason?.();
-      if (unavailable) return `Could not ${words.act}: ${unavailable}`;
+      // A failure explained to the model ("Ask the person to run…") is said in the person's words
+      // (no Google account is connected); the result itself stays under Details.
+      const explained = tool?.explainFailure?.(call.result);
+      if (explained) return `Could not ${words.act}: ${explained}`;
       const reason = failureReason(call.name, call.result);
       if (reason === stoppedWhileRunning) return `Stopped — ${words.doing.charAt(0).toLowerCase()}${words.doing.slice(1)} was cut short`;
       return reason ? `Could not ${words.act}: ${reason}` : `Could not ${words.act}`;

@@ -15,6 +15,7 @@ import { McpArgumentReader } from '../../../../src/providers/mcp/mcp-arguments.j
 import { projectRoot } from '../../../../src/config/project-root.js';
 import { toToolCallView } from '../../../../src/web/chat/chat-view.js';
 import { describeToolCall } from '../../../../src/web/chat/tool-card-headline.js';
+import { noGoogleAccountMessage } from '../../../../src/providers/google/google-services.js';
 import { testToolServices } from '../../../support/test-tools.js';
 
 /** The tools/ folder the server loads. */
@@ -58,6 +59,9 @@ const cards: [string, Status, string, string][] = [
   ['search_emails', 'done', 'No messages match "x".', 'Searched your email — no results'],
   ['search_emails', 'done', twoAccounts, 'Searched your email — 2 results'],
   ['search_emails', 'failed', 'Error from search_emails: Gmail refused the token\nmore', 'Could not search your email: Gmail refused the token'],
+  // Written for the model ("Ask the person to run…"); the person reads plain words.
+  ['search_emails', 'failed', `Error from search_emails: ${noGoogleAccountMessage}`, 'Could not search your email: no Google account is connected yet (the Tools page says how to connect one)'],
+  ['list_events', 'failed', `Error from list_events: ${noGoogleAccountMessage}`, 'Could not check your calendar: no Google account is connected yet (the Tools page says how to connect one)'],
   ['read_email', 'running', '', 'Reading an email…'],
   ['read_email', 'done', email, 'Read an email — “Trip on Friday”'],
   ['read_email', 'denied', 'Refused: this call repeats text found inside a tool result', 'Not run — it repeated text from an email or tool result'],
