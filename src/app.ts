@@ -112,6 +112,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     loginBudgets: services.loginBudgets,
     passwordCheckGate: services.passwordCheckGate,
     sessionLifetime: services.sessionLifetime,
+    sessionSliding: services.sessionSliding,
   });
 
   // Everything registered in here needs a logged-in session. The check runs on request, before

@@ -49,6 +49,17 @@ test('a login that is used stays valid: a page request near its end moves it 30 
   assert.ok(cookieEnd !== undefined && cookieEnd > Date.now() + 29 * day, 'the browser is told to keep the cookie as long');
 });
 
+test('GET /session from a logged-in page counts as a use: a page living on its socket refreshes its cookie with it', async (t) => {
+  const harness = await buildTestApp(t);
+  const cookies = await harness.login();
+  endSoon(harness, 5 * 60_000);
+  const answer = await harness.app.inject({ url: '/session', headers: { cookie: cookies } });
+  assert.deepEqual(answer.json(), { loggedIn: true });
+  assert.ok(loggedInRow(harness).expires_at > Date.now() + 29 * day);
+  const cookieEnd = cookieExpiry(answer.headers['set-cookie']);
+  assert.ok(cookieEnd !== undefined && cookieEnd > Date.now() + 29 * day);
+});
+
 test('a login is extended at most once a minute: a second request writes nothing and sends no cookie', async (t) => {
   const harness = await buildTestApp(t);
   let cookies = await harness.login();

@@ -6,7 +6,7 @@ import { rememberDevice, trustedDevice } from './device-cookie.js';
 import type { LoginBudgets, LoginLock } from './login-budget.js';
 import type { PasswordCheckGate } from './password-check-gate.js';
 import type { SessionSockets } from './session-sockets.js';
-import { loginEndsAt, type SessionLifetime } from './session-lifetime.js';
+import { loginEndsAt, slideSession, type SessionLifetime, type SessionSliding } from './session-lifetime.js';
 
 export interface AuthRoutesOptions {
   passwordHash: () => string;
@@ -15,6 +15,7 @@ export interface AuthRoutesOptions {
   passwordCheckGate: PasswordCheckGate;
   /** How long a login lasts: while used up to an idle limit, and a fixed length when set. */
   sessionLifetime: SessionLifetime;
+  sessionSliding: SessionSliding;
 }
 
 /** The login form is small: a password (at most 1024 characters), a token and a path. */
@@ -160,7 +161,13 @@ export async function registerAuthRoutes(app: FastifyInstance, options: AuthRout
 
   // Public: a page whose socket cannot open asks whether its login ended (the upgrade's 401
   // never reaches the page's script), so it can ask for the password instead of retrying for ever.
-  app.get('/session', { onRequest: preventCaching }, async (request) => ({ loggedIn: isAuthenticated(request) }));
+  // A logged-in answer counts as a use: a page that lives on its socket (a home-screen app) asks
+  // now and then, so its cookie is sent again with the login's new end.
+  app.get('/session', { onRequest: preventCaching }, async (request) => {
+    const loggedIn = isAuthenticated(request);
+    if (loggedIn) slideSession(request, options.sessionSliding);
+    return { loggedIn };
+  });
 
   app.post('/logout', { bodyLimit: loginBodyLimit, onRequest: preventCaching, preHandler: app.csrfProtection }, async (request, reply) => {
     options.sessionSockets.closeAll(request.session.sessionId);
