@@ -11,7 +11,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../support/browser.js';
 import * as chatPage from '../support/chat-page.js';
-import { cookieHeader, csrfTokenFrom } from '../support/test-app.js';
+import { cookieHeader, csrfTokenFrom, testPassword } from '../support/test-app.js';
 
 let browser: Browser;
 before(async () => {
@@ -89,4 +89,28 @@ test('after logging out, Back does not show the conversation again', async (t) =
   const shown = await page.locator('body').innerText();
   assert.doesNotMatch(shown, /lemon cake|secret plan/, `Back showed the conversation at ${page.url()}`);
   assert.equal(new URL(page.url()).pathname, '/login');
+});
+
+test('a login that ends under an open chat says so in place, keeps what was typed, and brings it back after the password', async (t) => {
+  const { test: testApp, baseUrl, page } = await chatPage.openChat(t, browser, { app: { dependencies: { socketSessionCheckMs: 200 } } });
+  await page.locator('#chat-input').fill('half a thought about the garden');
+  assert.equal(await page.locator('#session-ended').isVisible(), false);
+
+  // The login runs out (as after 30 days unused): the server's check finds it and tells the page.
+  testApp.database.prepare('UPDATE sessions SET expires_at = ? WHERE authenticated = 1').run(Date.now() - 1000);
+  await page.locator('#session-ended').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#session-ended').innerText(), /password/i);
+  assert.equal(await page.locator('body.is-offline').count(), 0, 'not "Reconnecting…" for ever');
+  assert.equal(await page.locator('body.is-logged-out').count(), 1);
+
+  // Send does nothing now rather than losing the words.
+  await page.locator('#chat-input').press('Enter');
+  assert.equal(await page.locator('#chat-input').inputValue(), 'half a thought about the garden');
+
+  await Promise.all([page.waitForURL(/\/login/), page.locator('#session-ended-login').click()]);
+  await page.locator('input[name="password"]').fill(testPassword);
+  await Promise.all([page.waitForURL((url) => url.pathname === '/'), page.locator('#login-submit').click()]);
+  await chatPage.waitForSocket(page);
+  assert.equal(await page.locator('#chat-input').inputValue(), 'half a thought about the garden');
+  assert.equal(await page.locator('#session-ended').isVisible(), false);
 });

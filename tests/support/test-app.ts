@@ -23,14 +23,14 @@ const testSecretKey = 'a-test-secret-that-is-long-enough-0123456789';
 // CPU to start, and each app would start its own. Closed when the file's tests end: under tsx even
 // an unref'd worker keeps the process (and so `node --test`) waiting. Outside `node --test` (the
 // benchmarks build apps with this file too) each app keeps its own worker, closed with it.
+// The hook is registered here, while the test file loads this module, so it belongs to the file:
+// registered from inside a test it would close the worker after that test, and every later test's
+// replies would come back as plain text.
 let sharedMarkdown: MarkdownRenderer | undefined;
+if (process.env.NODE_TEST_CONTEXT) after(() => sharedMarkdown?.close());
 function testMarkdown(): MarkdownRenderer | undefined {
   if (!process.env.NODE_TEST_CONTEXT) return undefined;
-  if (!sharedMarkdown) {
-    const renderer = (sharedMarkdown = createMarkdownRenderer());
-    after(() => renderer.close());
-  }
-  return sharedMarkdown;
+  return (sharedMarkdown ??= createMarkdownRenderer());
 }
 
 /** Everything server.ts hands over: the services' parts and the listener's limits. */

@@ -3,7 +3,7 @@
  * the stack (small models do loop), and a reply must never freeze the server for everyone.
  */
 import { parentPort } from 'node:worker_threads';
-import { renderMarkdown } from './render-markdown.js';
+import { loadRenderingLibraries, renderMarkdown } from './render-markdown.js';
 
 parentPort!.on('message', (request: { id: number; text: string }) => {
   let html: string | undefined;
@@ -15,4 +15,5 @@ parentPort!.on('message', (request: { id: number; text: string }) => {
   parentPort!.postMessage({ id: request.id, html });
 });
 // Loaded (marked, highlight.js, sanitize-html): time limits start from here, not from start-up.
+loadRenderingLibraries();
 parentPort!.postMessage({ ready: true });

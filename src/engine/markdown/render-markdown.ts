@@ -16,6 +16,12 @@ const highlighter = (): HLJSApi => (highlightLibrary ??= require('highlight.js/l
 let sanitizeLibrary: typeof sanitizeHtml | undefined;
 const sanitizer = (): typeof sanitizeHtml => (sanitizeLibrary ??= require('sanitize-html') as typeof sanitizeHtml);
 
+/** Loads both libraries now: the render worker does it before it says it is ready, so no reply's time limit pays for it. */
+export function loadRenderingLibraries(): void {
+  highlighter();
+  sanitizer();
+}
+
 /*
  * Model output is untrusted. Markdown is rendered by marked, then everything goes through
  * sanitize-html with an allow-list: no raw HTML, no attributes beyond href/title/class, no
