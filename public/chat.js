@@ -143,9 +143,35 @@
     else setTimeout(show, 0);
   }
 
+  // A login that ended (unused for too long, or logged out elsewhere): say so where the person
+  // types, keep what they typed for after the password, and stop looking as if Send would work.
+  const draftKey = () => `hearth:draft:${location.pathname}${location.search}`;
+  function showSessionEnded(/** @type {string | undefined} */ message) {
+    if (body.classList.contains('is-logged-out')) return;
+    body.classList.add('is-logged-out');
+    body.classList.remove('is-offline', 'is-sending');
+    const text = input()?.value ?? '';
+    if (text.trim()) sessionStorage.setItem(draftKey(), text);
+    const notice = document.getElementById('session-ended');
+    const words = document.getElementById('session-ended-text');
+    const link = /** @type {HTMLAnchorElement | null} */ (document.getElementById('session-ended-login'));
+    if (words && message) words.textContent = message;
+    if (link) link.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+    if (notice) notice.hidden = false;
+    link?.focus();
+  }
+  // Back after the password: the words typed before are in the box again.
+  const savedDraft = sessionStorage.getItem(draftKey());
+  if (savedDraft !== null) {
+    sessionStorage.removeItem(draftKey());
+    const element = input();
+    if (element && !element.value) element.value = savedDraft;
+  }
+
   /** The one place data frames are read (by their event), after JSON.parse. */
   function handleDataFrame(/** @type {DataFrame} */ data) {
-    if (data.event === 'reply-state') replyRunning = data.running === true;
+    if (data.event === 'session-ended') showSessionEnded(data.message);
+    else if (data.event === 'reply-state') replyRunning = data.running === true;
     else if (data.event === 'reply-finished') {
       replyRunning = false;
       announceFinishedReply();
@@ -207,6 +233,11 @@
 
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
+    if (body.classList.contains('is-logged-out')) {
+      event.detail.cancelled = true;
+      event.preventDefault();
+      return;
+    }
     if (values.type === 'send') {
       // Photos alone (their ids from photos.js) are a message too.
       if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) {
@@ -232,7 +263,16 @@
     event.detail.connection.url = socketUrl();
   });
   document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
-  document.addEventListener('htmx:ws:close', () => body.classList.add('is-offline'));
+  // A socket that closes may have lost its login while the phone slept (no frame could say so):
+  // ask the server, which answers without a login.
+  document.addEventListener('htmx:ws:close', () => {
+    if (body.classList.contains('is-logged-out')) return;
+    body.classList.add('is-offline');
+    fetch('/session', { credentials: 'same-origin', cache: 'no-store' })
+      .then((response) => (response.ok ? response.json() : undefined))
+      .then((answer) => { if (answer && answer.loggedIn === false) showSessionEnded(undefined); })
+      .catch(() => { /* the server is away: "Reconnecting…" is the truth */ });
+  });
 
   // Until the socket has opened once, the form posts to /send like a plain web form (the server
   // saves the message and shows the conversation), so a Send pressed early is never held by a

@@ -62,4 +62,6 @@ interface DataFrame {
   conversationId?: number;
   url?: string;
   title?: string;
+  /** session-ended: what to tell the person. */
+  message?: string;
 }
