@@ -1,7 +1,7 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
 import { type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, formatClock, formatMinutesOfDay, formatDay, formatRange, freeSlots, zonedTime, type Interval } from '../src/providers/google/calendar-days.js';
-import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
+import { calendarRequestProperties, readCalendarRequest } from '../src/providers/google/calendar-request.js';
 
 /** Free gaps in the calendar (Google's free/busy), within waking hours, from now on. */
 export default class FindFreeTimeTool extends GoogleTool {
@@ -13,11 +13,7 @@ export default class FindFreeTimeTool extends GoogleTool {
   override readonly parameters: ToolParameters = {
     type: 'object',
     properties: {
-      when: { type: 'string', description: 'The days in words: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days"; by default the next 7 days.' },
-      date: { type: 'string', description: 'One day, or the first day with days or to: YYYY-MM-DD, "today", "tomorrow" or a weekday.' },
-      to: { type: 'string', description: 'The last day of the range (with date), in the same forms.' },
-      days: { type: 'integer', minimum: 1, maximum: 31, description: 'How many days from date (or from today).' },
-      account: { type: 'string', format: 'email', description: 'Only this authorized account; by default all of them.' },
+      ...calendarRequestProperties('the next 7 days'),
       duration: { type: 'string', description: 'The shortest free time worth listing: minutes ("45") or hours ("1.5h"); by default 30 minutes.' },
       hours: { type: 'string', description: 'The part of each day to look in, such as "09:00-17:00"; by default 09:00-18:00.' },
     },

@@ -1,7 +1,7 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
 import { type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/providers/google/calendar-days.js';
-import { readCalendarRequest } from '../src/providers/google/calendar-request.js';
+import { calendarRequestProperties, readCalendarRequest } from '../src/providers/google/calendar-request.js';
 import type { calendar_v3 } from '@googleapis/calendar';
 
 type CalendarEvent = calendar_v3.Schema$Event;
@@ -27,11 +27,7 @@ export default class ListEventsTool extends GoogleTool {
   override readonly parameters: ToolParameters = {
     type: 'object',
     properties: {
-      when: { type: 'string', description: 'The days in words: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days"; by default today.' },
-      date: { type: 'string', description: 'One day, or the first day with days or to: YYYY-MM-DD, "today", "tomorrow" or a weekday.' },
-      to: { type: 'string', description: 'The last day of the range (with date), in the same forms.' },
-      days: { type: 'integer', minimum: 1, maximum: 31, description: 'How many days from date (or from today).' },
-      account: { type: 'string', format: 'email', description: 'Only this authorized account; by default all of them.' },
+      ...calendarRequestProperties('today'),
     },
     additionalProperties: false,
   };

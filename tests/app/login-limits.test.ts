@@ -6,22 +6,9 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import bcrypt from 'bcrypt';
-import { buildTestApp, cookieHeader, csrfTokenFrom, restartTestApp, testPassword, type TestApp } from '../support/test-app.js';
+import { buildTestApp, cookieHeader, csrfTokenFrom, loginAttempt, restartTestApp, testPassword, type TestApp } from '../support/test-app.js';
 
 type App = TestApp['app'];
-
-/** One login attempt through the form, claiming `address` (the app trusts 127.0.0.1 as its proxy). */
-async function attempt(app: App, password: string, address?: string): Promise<number> {
-  const headers: Record<string, string> = address ? { 'x-forwarded-for': address } : {};
-  const page = await app.inject({ url: '/login', headers });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/login',
-    headers: { ...headers, cookie: cookieHeader(page.headers['set-cookie']) },
-    payload: { password, _csrf: csrfTokenFrom(page.body) },
-  });
-  return response.statusCode;
-}
 
 const behindProxy = { environment: { TRUST_PROXY: '127.0.0.1' } };
 
@@ -86,7 +73,7 @@ test('30 addresses x 11 guesses: 30 bcrypt checks, then untrusted guesses are re
 
   const statuses: number[] = [];
   for (let address = 1; address <= 30; address += 1) {
-    for (let guess = 0; guess < 11; guess += 1) statuses.push(await attempt(app, `guess ${address}-${guess}`, `10.66.0.${address}`));
+    for (let guess = 0; guess < 11; guess += 1) statuses.push(await loginAttempt(app, `guess ${address}-${guess}`, `10.66.0.${address}`));
   }
   const floodChecks = counted.bcryptChecks() - checksBefore;
   t.diagnostic(`30 addresses x 11 guesses: ${floodChecks} bcrypt checks, ${statuses.filter((status) => status === 429).length} refused without one`);
@@ -151,46 +138,46 @@ test('a browser with a device cookie has its own budget: a copied cookie buys 10
   assert.equal(refused.status, 429, 'even the right password waits in that browser');
   assert.match(refused.error ?? '', /Too many wrong passwords from this browser/);
   assert.equal((await owner.logIn(testPassword)).status, 303, "the owner's other browser is not affected");
-  assert.equal(await attempt(app, testPassword, '10.0.0.9'), 303, 'nor are untrusted browsers: these guesses did not spend their budget');
+  assert.equal(await loginAttempt(app, testPassword, '10.0.0.9'), 303, 'nor are untrusted browsers: these guesses did not spend their budget');
 });
 
 test('the budget shared by untrusted browsers is kept in SQLite: a restart does not reset it', async (t) => {
   const first = await buildTestApp(t, { ...behindProxy, dependencies: { untrustedLoginAttempts: 3 } });
-  for (let index = 0; index < 3; index += 1) assert.equal(await attempt(first.app, `guess ${index}`, `10.0.0.${index + 60}`), 401);
+  for (let index = 0; index < 3; index += 1) assert.equal(await loginAttempt(first.app, `guess ${index}`, `10.0.0.${index + 60}`), 401);
   await first.app.close();
   const second = await restartTestApp(t, first, { untrustedLoginAttempts: 3 });
-  assert.equal(await attempt(second, 'guess after restart', '10.0.0.70'), 429);
+  assert.equal(await loginAttempt(second, 'guess after restart', '10.0.0.70'), 429);
 });
 
 test('successful logins never count against the limit', async (t) => {
   const { app } = await buildTestApp(t, { dependencies: { loginAttempts: 3 } });
   const statuses: number[] = [];
-  for (let index = 0; index < 8; index += 1) statuses.push(await attempt(app, testPassword));
+  for (let index = 0; index < 8; index += 1) statuses.push(await loginAttempt(app, testPassword));
   assert.deepEqual(statuses, Array(8).fill(303));
   // Two typos in between do not lock the owner out either: a right password forgets them.
-  assert.equal(await attempt(app, 'typo one'), 401);
-  assert.equal(await attempt(app, 'typo two'), 401);
-  assert.equal(await attempt(app, testPassword), 303);
-  assert.equal(await attempt(app, 'typo three'), 401);
-  assert.equal(await attempt(app, 'typo four'), 401);
-  assert.equal(await attempt(app, testPassword), 303);
+  assert.equal(await loginAttempt(app, 'typo one'), 401);
+  assert.equal(await loginAttempt(app, 'typo two'), 401);
+  assert.equal(await loginAttempt(app, testPassword), 303);
+  assert.equal(await loginAttempt(app, 'typo three'), 401);
+  assert.equal(await loginAttempt(app, 'typo four'), 401);
+  assert.equal(await loginAttempt(app, testPassword), 303);
 });
 
 test('an address that failed too often waits; the owner still logs in from another address', async (t) => {
   const { app } = await buildTestApp(t, { ...behindProxy, dependencies: { loginAttempts: 3 } });
-  for (let index = 0; index < 3; index += 1) assert.equal(await attempt(app, `guess ${index}`, '10.0.0.66'), 401);
-  assert.equal(await attempt(app, 'guess 4', '10.0.0.66'), 429);
-  assert.equal(await attempt(app, testPassword, '10.0.0.66'), 429, 'even the right password waits at that address');
-  assert.equal(await attempt(app, testPassword, '10.0.0.7'), 303, 'the owner at another address gets in');
+  for (let index = 0; index < 3; index += 1) assert.equal(await loginAttempt(app, `guess ${index}`, '10.0.0.66'), 401);
+  assert.equal(await loginAttempt(app, 'guess 4', '10.0.0.66'), 429);
+  assert.equal(await loginAttempt(app, testPassword, '10.0.0.66'), 429, 'even the right password waits at that address');
+  assert.equal(await loginAttempt(app, testPassword, '10.0.0.7'), 303, 'the owner at another address gets in');
 });
 
 test('failure counts are kept in SQLite: a restart does not reset them', async (t) => {
   const first = await buildTestApp(t, { ...behindProxy, dependencies: { loginAttempts: 3 } });
-  for (let index = 0; index < 3; index += 1) assert.equal(await attempt(first.app, `guess ${index}`, '10.0.0.66'), 401);
+  for (let index = 0; index < 3; index += 1) assert.equal(await loginAttempt(first.app, `guess ${index}`, '10.0.0.66'), 401);
   await first.app.close();
   const second = await restartTestApp(t, first, { loginAttempts: 3 });
-  assert.equal(await attempt(second, 'guess after restart', '10.0.0.66'), 429);
-  assert.equal(await attempt(second, testPassword, '10.0.0.8'), 303);
+  assert.equal(await loginAttempt(second, 'guess after restart', '10.0.0.66'), 429);
+  assert.equal(await loginAttempt(second, testPassword, '10.0.0.8'), 303);
 });
 
 function captureLog(t: TestContext): { lines: () => Array<Record<string, unknown>>; logger: object } {

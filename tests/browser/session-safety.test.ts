@@ -92,7 +92,7 @@ test('after logging out, Back does not show the conversation again', async (t) =
 });
 
 test('a login that ends under an open chat says so in place, keeps what was typed, and brings it back after the password', async (t) => {
-  const { test: testApp, baseUrl, page } = await chatPage.openChat(t, browser, { app: { dependencies: { socketSessionCheckMs: 200 } } });
+  const { test: testApp, page } = await chatPage.openChat(t, browser, { app: { dependencies: { socketSessionCheckMs: 200 } } });
   await page.locator('#chat-input').fill('half a thought about the garden');
   assert.equal(await page.locator('#session-ended').isVisible(), false);
 

@@ -7,20 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import bcrypt from 'bcrypt';
-import { buildTestApp, cookieHeader, csrfTokenFrom, openChatSocket, testPassword, type TestApp } from '../support/test-app.js';
-
-/** One login attempt through the form, claiming `address` (the app trusts 127.0.0.1 as its proxy). */
-async function attempt(app: TestApp['app'], password: string, address: string): Promise<number> {
-  const headers = { 'x-forwarded-for': address };
-  const page = await app.inject({ url: '/login', headers });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/login',
-    headers: { ...headers, cookie: cookieHeader(page.headers['set-cookie']) },
-    payload: { password, _csrf: csrfTokenFrom(page.body) },
-  });
-  return response.statusCode;
-}
+import { buildTestApp, cookieHeader, csrfTokenFrom, loginAttempt, openChatSocket, testPassword } from '../support/test-app.js';
 
 const behindProxy = { environment: { TRUST_PROXY: '127.0.0.1' } };
 
@@ -64,7 +51,7 @@ test('40 addresses guessing within their budgets: bcrypt work is capped, a chat 
   socket.send({ type: 'send', message: 'Say one word' });
   const [reply, owner] = await Promise.all([
     timed(socket.waitFor((message) => message.event === 'reply-finished', 60_000)),
-    timed(attempt(harness.app, testPassword, '10.200.0.1')),
+    timed(loginAttempt(harness.app, testPassword, '10.200.0.1')),
   ]);
   const replySeconds = reply.seconds;
   const ownerSeconds = owner.seconds;

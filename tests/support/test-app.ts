@@ -247,3 +247,16 @@ export async function startChatHarness(t: TestContext, options: TestAppOptions =
     turnFinished: (timeoutMs = 30_000) => socket.waitFor((message) => message.event === 'reply-finished', timeoutMs),
   };
 }
+
+/** One login attempt through the form, claiming `address` when given (an app that trusts 127.0.0.1 as its proxy believes it); the answer's status. */
+export async function loginAttempt(app: TestHearth, password: string, address?: string): Promise<number> {
+  const headers: Record<string, string> = address ? { 'x-forwarded-for': address } : {};
+  const page = await app.inject({ url: '/login', headers });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/login',
+    headers: { ...headers, cookie: cookieHeader(page.headers['set-cookie']) },
+    payload: { password, _csrf: csrfTokenFrom(page.body) },
+  });
+  return response.statusCode;
+}

@@ -2,7 +2,7 @@
  * What list_events and find_free_time are asked: which accounts, which days, and for free
  * time how long and between which hours. Fields or plain text ("tomorrow for 1h between 9 and 17").
  */
-import { ToolError } from '../../engine/tools/tool.js';
+import { ToolError, type ParameterSchema } from '../../engine/tools/tool.js';
 import { dayOf, parseClock, parseDayRange, parseDuration, type DayRange } from './calendar-days.js';
 import type { GoogleServices } from './google-services.js';
 import { accountAndValue, pick, readToolInput } from './tool-input.js';
@@ -24,6 +24,17 @@ function hoursFrom(text: string): { start: number; end: number } | undefined {
   const start = match ? parseClock(match[1]!) : undefined;
   const end = match ? parseClock(match[2]!) : undefined;
   return start !== undefined && end !== undefined ? { start, end } : undefined;
+}
+
+/** The parameters list_events and find_free_time share (JSON Schema properties); `defaultDays` words the default. */
+export function calendarRequestProperties(defaultDays: string): Record<string, ParameterSchema> {
+  return {
+    when: { type: 'string', description: `The days in words: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days"; by default ${defaultDays}.` },
+    date: { type: 'string', description: 'One day, or the first day with days or to: YYYY-MM-DD, "today", "tomorrow" or a weekday.' },
+    to: { type: 'string', description: 'The last day of the range (with date), in the same forms.' },
+    days: { type: 'integer', minimum: 1, maximum: 31, description: 'How many days from date (or from today).' },
+    account: { type: 'string', format: 'email', description: 'Only this authorized account; by default all of them.' },
+  };
 }
 
 export interface CalendarRequestOptions {
