@@ -353,6 +353,20 @@ test('phone: no sideways scrolling with wide content, input and send in view, bi
   assert.ok(widths.scroll <= 390, `page scrolls sideways: scrollWidth ${widths.scroll}`);
   assert.ok(widths.body <= 390, `body is wider than the screen: ${widths.body}`);
 
+  // The table scrolls sideways in its own box, its words whole: a cell of one word (no space or
+  // hyphen to break at) is one line high (overflow-wrap: anywhere broke "Column0Heading" in pieces).
+  const tableBox = await lastAssistantBody(page).locator('table').evaluate((element) => {
+    const cells = [...element.querySelectorAll('th, td')].filter((cell) => /^\w+$/.test(cell.textContent ?? '')).map((cell) => {
+      const range = document.createRange();
+      range.selectNodeContents(cell);
+      return { text: cell.textContent, lines: range.getClientRects().length };
+    });
+    return { scrolls: element.scrollWidth > element.clientWidth, words: cells.length, broken: cells.filter((cell) => cell.lines > 1) };
+  });
+  assert.ok(tableBox.scrolls, 'the wide table scrolls in its own box');
+  assert.equal(tableBox.words, 12, 'the headings are one word each');
+  assert.deepEqual(tableBox.broken, [], 'no table word is broken across lines');
+
   for (const selector of ['#chat-input', '#chat-send']) {
     const box = await page.locator(selector).boundingBox();
     assert.ok(box, `${selector} is laid out`);
