@@ -367,6 +367,14 @@ test('phone: no sideways scrolling with wide content, input and send in view, bi
   assert.equal(tableBox.words, 12, 'the headings are one word each');
   assert.deepEqual(tableBox.broken, [], 'no table word is broken across lines');
 
+  // Copy and Regenerate are apart enough that a thumb hits the one it means (they were 2 px apart).
+  const gaps = await lastAssistant(page).locator('.message-actions').evaluate((actions) => {
+    const boxes = [...actions.querySelectorAll('button')].filter((button) => button.offsetParent !== null).map((button) => button.getBoundingClientRect());
+    return boxes.slice(1).map((box, index) => Math.round(box.left - boxes[index]!.right));
+  });
+  assert.ok(gaps.length >= 1, 'a finished reply has at least two actions');
+  assert.ok(gaps.every((gap) => gap >= 8), `gaps between the reply's actions: ${gaps.join(', ')} px`);
+
   for (const selector of ['#chat-input', '#chat-send']) {
     const box = await page.locator(selector).boundingBox();
     assert.ok(box, `${selector} is laid out`);
