@@ -231,6 +231,17 @@
     scrollToEndSoon();
   });
 
+  // Send with nothing to send says so in the box (and to a screen reader), instead of doing nothing.
+  function askForText() {
+    const element = input();
+    if (!element) return;
+    const usual = (element.dataset.usualPlaceholder ??= element.placeholder);
+    element.placeholder = 'Type a message first';
+    hearth.announce('Type a message first.');
+    element.focus();
+    element.addEventListener('input', () => { element.placeholder = usual; }, { once: true });
+  }
+
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
     if (body.classList.contains('is-logged-out')) {
@@ -285,6 +296,7 @@
       if (!String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (document.getElementById('photo-ids'))?.value) {
         event.preventDefault();
         event.stopImmediatePropagation();
+        askForText();
         return;
       }
       // Connected: htmx sends over the socket. Not yet: keep htmx from swallowing the submit.

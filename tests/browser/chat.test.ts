@@ -465,3 +465,18 @@ test('untrusted model output is shown as text and never runs', async (t) => {
   assert.ok((await lastAssistantBody(page).textContent())!.includes('<script>window.__xss=2</script>'));
   assertNoPageErrors(page);
 });
+
+test('an empty Send says so in the box and keeps the keyboard there, instead of doing nothing', async (t) => {
+  const { page } = await openChat(t, { context: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } });
+  const box = page.locator('#chat-input');
+  const usual = await box.getAttribute('placeholder');
+  await page.locator('#chat-send').tap();
+  await waitFor(page, () => document.getElementById('chat-input')?.getAttribute('placeholder') === 'Type a message first');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-input', 'the box has the focus (the keyboard stays up)');
+  await waitFor(page, () => document.getElementById('chat-status')?.textContent === 'Type a message first.');
+  assert.equal(await page.locator('#chat-thread .chat-message').count(), 0, 'nothing was sent');
+  await page.locator('#chat-send').tap();
+  await box.pressSequentially('h');
+  assert.equal(await box.getAttribute('placeholder'), usual, 'typing brings the usual words back');
+  assertNoPageErrors(page);
+});
