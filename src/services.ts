@@ -18,7 +18,7 @@ import { photoLimits } from './providers/photos/photo-checks.js';
 import { createVisionModels } from './providers/photos/vision-models.js';
 import { createChatService } from './replies/chat-service.js';
 import { ReplyHub } from './replies/reply-hub.js';
-import { contextTokensOf, createReplyRunner } from './replies/reply-runner.js';
+import { contextTokensOf, createReplyRunner, serverStoppedText } from './replies/reply-runner.js';
 import { createChatTitles } from './replies/chat-titles.js';
 import { createSystemPromptBuilder } from './replies/system-prompt.js';
 import { createAttachmentStore } from './storage/attachment-store.js';
@@ -211,7 +211,7 @@ export async function createServices(options: ServiceOptions) {
 
   // What a restart cut off is marked as such, once, before anyone can open a chat.
   toolCalls.closeInterrupted('The server stopped before this finished.');
-  const interrupted = store.closeInterruptedReplies('The server stopped while this reply was being written. The text so far is kept.');
+  const interrupted = store.closeInterruptedReplies(serverStoppedText);
   if (interrupted > 0) logger.warn({ interrupted }, 'marked replies cut off by a restart as failed');
   const prune = () => {
     sessionStore.prune();

@@ -29,7 +29,8 @@ export interface ActiveReply {
   messageId: number;
   content: string;
   thinking: string;
-  stop(): void;
+  /** `shutdown`: the server is stopping, not the person; the reply is saved as cut off, not as stopped. */
+  stop(reason?: 'shutdown'): void;
 }
 
 type Listener = (event: ReplyEvent) => void;
@@ -85,7 +86,7 @@ export class ReplyHub {
 
   /** Stops every reply and waits until each has saved what it had. */
   async stopAll(): Promise<void> {
-    for (const reply of this.#replies.values()) reply.stop();
+    for (const reply of this.#replies.values()) reply.stop('shutdown');
     await Promise.allSettled([...this.#running]);
   }
 }

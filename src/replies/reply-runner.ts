@@ -18,6 +18,9 @@ import { llmErrorNotice, storedErrorText } from './error-notice.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 import { UnsavedText } from './unsaved-text.js';
 
+/** What a reply cut off by the server stopping (a restart, a crash) says. */
+export const serverStoppedText = 'The server stopped while this reply was being written. The text so far is kept.';
+
 export interface ReplyRunnerDependencies {
   store: ConversationStore;
   toolCalls: ToolCallStore;
@@ -210,7 +213,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       messageId: firstMessage.id,
       content: '',
       thinking: '',
-      stop: () => stopController.abort(),
+      stop: (reason) => stopController.abort(reason ?? 'person'),
     };
     hub.begin(reply);
     const roundText = { raw: (): string | null => null };
@@ -223,6 +226,10 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       // others' requests get a turn between them.
       await nextTurn();
     };
+    // A reply the person stopped says so; one cut by the server stopping is a failure they can retry,
+    // worded as after a crash (the person did not press Stop).
+    const stopped = (): MessageChanges =>
+      stopController.signal.reason === 'shutdown' ? { status: 'failed', error: serverStoppedText } : { status: 'stopped' };
 
     try {
       const prepared = await prepareTurn(conversation);
@@ -234,7 +241,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       for (let round = 1; ; round += 1) {
         const tags = await streamRound(setup, images);
         if (stopController.signal.aborted) {
-          await finish({ status: 'stopped' });
+          await finish(stopped());
           break;
         }
         if (tags.length === 0) {
@@ -268,7 +275,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         }
         if (stopController.signal.aborted) {
           // Stop while a tool ran or a card waited: the tool was aborted (or the call denied); the reply ends here, stopped.
-          await finish({ status: 'stopped' });
+          await finish(stopped());
           break;
         }
         if (!outcome.anotherRound) break;
@@ -282,7 +289,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       }
     } catch (error) {
       if (stopController.signal.aborted) {
-        await finish({ status: 'stopped' });
+        await finish(stopped());
       } else {
         const text = error instanceof LlmError ? storedErrorText(llmErrorNotice(error)) : 'The reply failed unexpectedly. The text so far is kept.';
         if (error instanceof LlmError) logger.warn({ failure: error.failure, server: error.server, conversationId: conversation.id }, error.message);

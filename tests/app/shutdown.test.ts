@@ -10,7 +10,7 @@ import { openChatSocket, startChatHarness } from '../support/test-app.js';
 
 const isAppend = (target: string) => (message: Record<string, unknown>) => message.event === 'append' && message.target === target;
 
-test('a phone that stopped answering, a half-sent request and a page reconnecting do not hold the shutdown; the running reply is saved as stopped', { timeout: 60_000 }, async (t) => {
+test('a phone that stopped answering, a half-sent request and a page reconnecting do not hold the shutdown; the running reply is saved as cut off by the server, not as stopped by the person', { timeout: 60_000 }, async (t) => {
   const { app, socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 200 });
   socket.send({ type: 'send', message: 'Count' });
@@ -41,7 +41,9 @@ test('a phone that stopped answering, a half-sent request and a page reconnectin
   // cuts them after 1 s. The bound leaves room for a busy machine (6.4 s seen on 2 cores under load).
   assert.ok(seconds < 20, `app.close() took ${seconds.toFixed(1)} s`);
   const saved = store.getMessage(2)!;
-  assert.equal(saved.status, 'stopped');
+  // The person did not press Stop: the reply reads as cut off by the server, and can be retried.
+  assert.equal(saved.status, 'failed');
+  assert.match(saved.error ?? '', /server stopped while this reply was being written/);
   assert.match(saved.content, /^one/);
   assert.ok(!saved.content.includes('ten'));
   assert.equal(await socketClosed, serverRestartCloseCode, 'an answering page is told the server is restarting, so it reconnects');
