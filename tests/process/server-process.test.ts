@@ -101,7 +101,7 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
   assert.match(html, /data-status="failed"/);
   assert.match(html, /The server stopped while this reply was being written/);
 
-  // SIGTERM mid-reply ends the stream cleanly: the partial reply is saved as stopped.
+  // SIGTERM mid-reply ends the stream cleanly: the partial reply is saved, cut off by the server (not 'stopped': nobody pressed Stop).
   const chat = await openChatSocket(baseUrl, cookies, '1');
   standin.enqueue({ content: Array.from({ length: 60 }, (_, index) => `term${index}`).join(' '), chunkDelayMs: 50 });
   chat.send({ type: 'send', message: 'Another story', conversationId: '1' });
@@ -117,11 +117,11 @@ test('killed with SIGKILL mid-reply: after a restart the message and partial rep
     content: string;
   };
   database.close();
-  assert.equal(last.status, 'stopped');
+  assert.equal(last.status, 'failed');
   assert.match(last.content, /^term0 term1 term2 term3 term4 term5/);
 });
 
-test('npm start: SIGTERM to npm stops the server itself (no orphan) and saves the running reply as stopped', { skip: !fs.existsSync('/proc/self/stat') && 'needs /proc' }, async (t) => {
+test('npm start: SIGTERM to npm stops the server itself (no orphan) and saves the running reply as cut off by the server', { skip: !fs.existsSync('/proc/self/stat') && 'needs /proc' }, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
   const standin = await startOllamaStandin();
   const port = await freePort();
@@ -165,7 +165,7 @@ test('npm start: SIGTERM to npm stops the server itself (no orphan) and saves th
   const database = new Database(path.join(dataDir, 'hearth.sqlite'), { readonly: true });
   const last = database.prepare("SELECT status, content FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1").get() as { status: string; content: string };
   database.close();
-  assert.equal(last.status, 'stopped');
+  assert.equal(last.status, 'failed');
   assert.match(last.content, /^npm0 npm1 npm2 npm3 npm4 npm5/);
 });
 
