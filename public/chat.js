@@ -276,9 +276,13 @@
   document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
   // A socket that closes may have lost its login while the phone slept (no frame could say so):
   // ask the server, which answers without a login.
+  // At most every 15 s: while the server is away, htmx keeps retrying and each try closes again.
+  let sessionAskedAt = -Infinity;
   document.addEventListener('htmx:ws:close', () => {
     if (body.classList.contains('is-logged-out')) return;
     body.classList.add('is-offline');
+    if (performance.now() - sessionAskedAt < 15_000) return;
+    sessionAskedAt = performance.now();
     fetch('/session', { credentials: 'same-origin', cache: 'no-store' })
       .then((response) => (response.ok ? response.json() : undefined))
       .then((answer) => { if (answer && answer.loggedIn === false) showSessionEnded(undefined); })

@@ -68,8 +68,9 @@ test('on localhost the worker registers, keeps no private page, and shows the of
   assert.equal(await page.locator('a#offline-retry').evaluate((link) => (link as HTMLAnchorElement).href), lostPage, 'Retry loads that page again');
   // Its stylesheet came from the cache too (the button is styled as a pill, not a bare link).
   assert.equal(await page.locator('a#offline-retry').evaluate((link) => getComputedStyle(link).borderTopLeftRadius), '999px');
-  // The chat page was open when the server went away: its socket trying to reconnect is expected.
-  assertNoPageErrors(page, [/WebSocket connection to '[^']*\/ws\?[^']*' failed/, /htmx:ws:error/]);
+  // The chat page was open when the server went away: its socket trying to reconnect, and its asking
+  // whether the login still holds (GET /session), are expected.
+  assertNoPageErrors(page, [/WebSocket connection to '[^']*\/ws\?[^']*' failed/, /htmx:ws:error/, /Failed to load resource: net::ERR_CONNECTION_REFUSED \([^)]*\/session:/]);
 });
 
 test('Chromium reads the manifest without complaint and finds Hearth installable on localhost', async (t) => {
