@@ -102,18 +102,18 @@ export abstract class StandinServer<Reply, Handler, Recorded> {
   }
 
   waitForTitleRequests(count: number, timeoutMs = 5000): Promise<void> {
-    return this.waitUntil(
-      () => (this.titleRequests.length >= count ? true : undefined),
-      timeoutMs,
-      () => `expected ${count} title requests within ${timeoutMs} ms, got ${this.titleRequests.length}`,
-    ).then(() => undefined);
+    return this.#waitForCount(() => this.titleRequests.length, count, timeoutMs, 'title requests');
   }
 
   waitForRequests(count: number, timeoutMs = 2000): Promise<void> {
+    return this.#waitForCount(() => this.requests.length, count, timeoutMs, 'chat requests');
+  }
+
+  #waitForCount(seen: () => number, count: number, timeoutMs: number, what: string): Promise<void> {
     return this.waitUntil(
-      () => (this.requests.length >= count ? true : undefined),
+      () => (seen() >= count ? true : undefined),
       timeoutMs,
-      () => `expected ${count} chat requests within ${timeoutMs} ms, got ${this.requests.length}`,
+      () => `expected ${count} ${what} within ${timeoutMs} ms, got ${seen()}`,
     ).then(() => undefined);
   }
 
