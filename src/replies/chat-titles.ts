@@ -1,4 +1,5 @@
 import type { ChatModel, ChatTurn } from '../engine/llm/chat-model.js';
+import { ThinkTagSplitter } from '../engine/llm/think-tag-splitter.js';
 import type { ConversationStore } from '../storage/conversation-store.js';
 import type { ReplyHub } from './reply-hub.js';
 
@@ -93,15 +94,19 @@ export function createChatTitles(dependencies: ChatTitlesDependencies) {
   async function askModel(model: string, messages: ChatTurn[]): Promise<string> {
     const signal = AbortSignal.any([AbortSignal.timeout(titleTimeoutMs), stopping.signal]);
     const stream = await chatModel.streamReply({ model, messages, think: false, contextTokens: await dependencies.contextTokensFor(model), signal });
+    // Reasoning written inline (<think>…</think>) is counted as thinking, as the reply itself does.
+    const splitter = new ThinkTagSplitter();
     let answer = '';
     let thinking = 0;
     try {
       for await (const chunk of stream) {
-        answer += chunk.content;
-        thinking += chunk.thinking.length;
+        const split = splitter.push(chunk.content);
+        answer += split.content;
+        thinking += chunk.thinking.length + split.thinking.length;
         // Stop reading: the first line is all that is kept.
-        if (answer.length >= maxAnswerCharacters || thinking >= maxThinkingCharacters || /\S[^\n]*\n/.test(answer.replace(/<think>[\s\S]*?(<\/think>|$)/gi, ''))) break;
+        if (answer.length >= maxAnswerCharacters || thinking >= maxThinkingCharacters || /\S[^\n]*\n/.test(answer)) break;
       }
+      answer += splitter.finish().content;
     } finally {
       stream.abort();
     }
