@@ -24,8 +24,8 @@ function buildValidatorOnFirstUse(externalSchemas: unknown, options: unknown): (
   return (route) => {
     let validate: Validate | undefined;
     const validateOnFirstUse: Validate = (data) => {
-      const selector = require('@fastify/ajv-compiler') as { AjvCompiler: () => CompilerBuilder<Validate> };
-      validate ??= (compile ??= selector.AjvCompiler()(externalSchemas, options))(route);
+      // require runs once, with the first compile; later requests use the compiled function alone.
+      validate ??= (compile ??= (require('@fastify/ajv-compiler') as { AjvCompiler: () => CompilerBuilder<Validate> }).AjvCompiler()(externalSchemas, options))(route);
       const valid = validate(data);
       // Fastify reads a refusal's errors from the function it was given.
       validateOnFirstUse.errors = validate.errors;
@@ -40,8 +40,7 @@ function buildSerializerOnFirstUse(externalSchemas: unknown, options: unknown): 
   return (route) => {
     let serialize: Serialize | undefined;
     return (data) => {
-      const selector = require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => CompilerBuilder<Serialize> };
-      serialize ??= (compile ??= selector.SerializerSelector()(externalSchemas, options))(route);
+      serialize ??= (compile ??= (require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => CompilerBuilder<Serialize> }).SerializerSelector()(externalSchemas, options))(route);
       return serialize(data);
     };
   };
