@@ -191,10 +191,8 @@
       const field = conversationField();
       if (field) field.value = String(data.conversationId);
       showAddressSoon(data.url ?? '');
-      // Its title area and sidebar item come as HTML after the reply's first words.
+      // Its title area and the sidebar (with it, current, under Today) come as HTML after the reply's first words.
       if (data.title) document.title = `${data.title} · Hearth`;
-      document.querySelector('#history-list .history-empty')?.remove();
-      document.querySelectorAll('.history-item-current').forEach((item) => item.classList.remove('history-item-current'));
     }
   }
 

@@ -6,3 +6,5 @@ if (window.isSecureContext && 'serviceWorker' in navigator) {
     console.warn('Hearth: the offline page could not be set up.', error);
   });
 }
+// The person's time zone, for the times and day groups the server writes (src/web/http/format-when.ts).
+document.cookie = `hearth-zone=${encodeURIComponent(Intl.DateTimeFormat().resolvedOptions().timeZone)}; path=/; max-age=31536000; samesite=lax`;

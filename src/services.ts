@@ -71,6 +71,8 @@ export interface ServiceOptions {
   environment?: Record<string, string | undefined>;
   /** How long an approval card waits for an answer (tests shorten it). */
   approvalExpiryMs?: number;
+  /** How long a deleted chat can be restored (tests shorten it). */
+  undoDeleteMs?: number;
   /** Wrong passwords allowed per address per window before that address waits (tests lower it). */
   loginAttempts?: number;
   /** Wrong passwords per window shared by every browser without a device cookie, whatever its address. */
@@ -207,16 +209,21 @@ export async function createServices(options: ServiceOptions) {
     approvals,
     tools: registry,
     freeSpace,
+    ...(options.undoDeleteMs === undefined ? {} : { undoDeleteMs: options.undoDeleteMs }),
   });
 
   // What a restart cut off is marked as such, once, before anyone can open a chat.
   toolCalls.closeInterrupted('The server stopped before this finished.');
   const interrupted = store.closeInterruptedReplies(serverStoppedText);
   if (interrupted > 0) logger.warn({ interrupted }, 'marked replies cut off by a restart as failed');
+  // Chats deleted before a restart: the page that offered Undo is gone, so is the chance.
+  chatService.purgeDeletedConversations({ all: true });
   const prune = () => {
     sessionStore.prune();
     loginBudgets.prune();
     attachments.pruneUnsent(Date.now() - photoLimits.unsentLifetimeMs);
+    // A deleted chat whose purge timer did not run.
+    chatService.purgeDeletedConversations();
     // Photos removed from the tray or pruned above, and anything else deleted since the last pass.
     freeSpace.reclaimSoon();
   };
@@ -263,6 +270,7 @@ export async function createServices(options: ServiceOptions) {
     /** Everything the graph started: the prune timer, MCP servers, the Markdown worker. */
     async close(): Promise<void> {
       clearInterval(pruneTimer);
+      chatService.stopPurging();
       unlinkMcp();
       await closeMcp();
       // A renderer passed in belongs to whoever passed it.

@@ -103,7 +103,7 @@ test('the checker sees every kind of import, and finds a cycle, an upward import
 
 /** What changes a conversation, its messages or its tool calls, by the name each store is passed under. */
 const writes: Record<string, string[]> = {
-  store: ['createConversation', 'setConversationModel', 'renameConversation', 'setAutomaticTitle', 'deleteConversation', 'markOutsideText', 'addMessage', 'updateMessage', 'appendDraft', 'closeInterruptedReplies', 'branchFrom', 'showVersion'],
+  store: ['createConversation', 'setConversationModel', 'renameConversation', 'setAutomaticTitle', 'softDeleteConversation', 'restoreConversation', 'purgeDeletedConversations', 'markOutsideText', 'addMessage', 'updateMessage', 'appendDraft', 'closeInterruptedReplies', 'branchFrom', 'showVersion'],
   toolCalls: ['add', 'finish', 'setStatus', 'setProgress', 'closeInterrupted'],
   approvals: ['decide'],
 };

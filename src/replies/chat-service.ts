@@ -69,10 +69,34 @@ export interface ChatServiceDependencies {
   freeSpace: Pick<FreeSpaceReclaimer, 'reclaimSoon'>;
   /** Names a new chat by its model once its first reply has ended. */
   titles?: Pick<ChatTitles, 'nameFromFirstExchange'>;
+  /** How long a deleted chat can be restored (Undo) before it is removed for good; 20 s by default. */
+  undoDeleteMs?: number;
 }
+
+/** The page offers Undo for 10 s (public/app.css, .undo-notice); a late tap still lands. */
+const defaultUndoDeleteMs = 20_000;
 
 export function createChatService(dependencies: ChatServiceDependencies) {
   const { store, hub, chatModel, replyRunner, attachments, visionModels, toolCalls, approvals, tools, freeSpace } = dependencies;
+  const undoDeleteMs = dependencies.undoDeleteMs ?? defaultUndoDeleteMs;
+  /** One timer per deletion, each purging what is past its window then; stopped with the server. */
+  const purgeTimers = new Set<NodeJS.Timeout>();
+
+  /** Removes for good the chats deleted longer ago than the undo window (all of them with `all`); their space is given back soon after. */
+  function purgeDeletedConversations(options: { all?: boolean } = {}): number {
+    const purged = store.purgeDeletedConversations(options.all ? Number.MAX_SAFE_INTEGER : Date.now() - undoDeleteMs);
+    if (purged > 0) freeSpace.reclaimSoon();
+    return purged;
+  }
+
+  function purgeAfterUndoWindow(): void {
+    const timer = setTimeout(() => {
+      purgeTimers.delete(timer);
+      purgeDeletedConversations();
+    }, undoDeleteMs + 50);
+    timer.unref();
+    purgeTimers.add(timer);
+  }
 
   /** The photos going with a message: all still unsent, not too many, and a model that can see them. */
   async function checkPhotos(ids: number[], model: string): Promise<void> {
@@ -270,11 +294,35 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       return { id: conversation.id, title: checked };
     },
 
-    /** Deletes a chat, its reply stopped first; the disk space it used is given back soon after. */
-    deleteConversation(conversationId: number): void {
+    /**
+     * Deletes a chat, its reply stopped first: hidden at once from every list, search, page,
+     * export and socket; restorable for the undo window, then removed for good and its disk
+     * space given back. False when there is no such chat.
+     */
+    deleteConversation(conversationId: number): boolean {
       stop(conversationId);
-      store.deleteConversation(conversationId);
-      freeSpace.reclaimSoon();
+      const deleted = store.softDeleteConversation(conversationId);
+      if (deleted) purgeAfterUndoWindow();
+      return deleted;
+    },
+
+    /** Undo: the chat deleted moments ago, back as it was (its place in the list too); undefined when too late. */
+    restoreConversation(conversationId: number): Conversation | undefined {
+      if (!store.restoreConversation(conversationId, Date.now() - undoDeleteMs)) return undefined;
+      return store.getConversation(conversationId);
+    },
+
+    /** A chat deleted within the undo window (the page offers Undo for it), else undefined. */
+    restorableConversation(conversationId: number): Conversation | undefined {
+      return store.getDeletedConversation(conversationId, Date.now() - undoDeleteMs);
+    },
+
+    purgeDeletedConversations,
+
+    /** Stops the purge timers (the server is stopping); what they would purge goes at the next start. */
+    stopPurging(): void {
+      for (const timer of purgeTimers) clearTimeout(timer);
+      purgeTimers.clear();
     },
   };
 }

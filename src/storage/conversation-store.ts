@@ -74,7 +74,18 @@ export interface ConversationStore {
   renameConversation(id: number, title: string): boolean;
   /** An automatic title: kept out when the person has named the chat. True when it was set. */
   setAutomaticTitle(id: number, title: string): boolean;
-  deleteConversation(id: number): boolean;
+  /**
+   * Deletes a chat for the person: from now on it is in no list, search or page, and
+   * getConversation does not find it; it can be restored until it is purged. False when there is
+   * no such chat (or it is deleted already).
+   */
+  softDeleteConversation(id: number): boolean;
+  /** Brings back a chat deleted after `deletedAfter` (ms since 1970), as it was. False when it cannot be. */
+  restoreConversation(id: number, deletedAfter: number): boolean;
+  /** A chat deleted after `deletedAfter`, still restorable. */
+  getDeletedConversation(id: number, deletedAfter: number): Conversation | undefined;
+  /** Removes for good, with their messages, calls and photos, the chats deleted at or before `deletedBy`; returns how many. */
+  purgeDeletedConversations(deletedBy: number): number;
   /**
    * Text from outside Hearth reached the model in this chat through a way tool results do not
    * record (an MCP tool's description in its system prompt or a find_tools answer). Kept for good.
@@ -233,15 +244,20 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     insertConversation: database.prepare<[string, string, number, number], ConversationRow>(
       'INSERT INTO conversations (title, model, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING *',
     ),
-    selectConversation: database.prepare<[number], ConversationRow>('SELECT * FROM conversations WHERE id = ?'),
+    selectConversation: database.prepare<[number], ConversationRow>('SELECT * FROM conversations WHERE id = ? AND deleted_at IS NULL'),
+    // Along conversations_recent, which holds only the chats not deleted.
     listConversations: database.prepare<[number, number], ConversationRow>(
-      'SELECT * FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?',
+      'SELECT * FROM conversations WHERE deleted_at IS NULL ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
     updateModel: database.prepare<[string, number]>('UPDATE conversations SET model = ? WHERE id = ?'),
     renameConversation: database.prepare<[string, number]>('UPDATE conversations SET title = ?, title_set_by_person = 1 WHERE id = ?'),
     setAutomaticTitle: database.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ? AND title_set_by_person = 0'),
     touchConversation: database.prepare<[number, number]>('UPDATE conversations SET updated_at = ? WHERE id = ?'),
-    deleteConversation: database.prepare<[number]>('DELETE FROM conversations WHERE id = ?'),
+    softDeleteConversation: database.prepare<[number, number]>('UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL'),
+    restoreConversation: database.prepare<[number, number]>('UPDATE conversations SET deleted_at = NULL WHERE id = ? AND deleted_at > ?'),
+    selectDeletedConversation: database.prepare<[number, number], ConversationRow>('SELECT * FROM conversations WHERE id = ? AND deleted_at > ?'),
+    // Messages, tool calls and photos go with their chat (ON DELETE CASCADE).
+    purgeDeletedConversations: database.prepare<[number]>('DELETE FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?'),
     markOutsideText: database.prepare<[number]>('UPDATE conversations SET outside_text = 1 WHERE id = ? AND outside_text = 0'),
     outsideText: database.prepare<[number], { outside_text: number }>('SELECT outside_text FROM conversations WHERE id = ?'),
     // A new message follows the last one shown.
@@ -295,7 +311,7 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
        FROM messages_search
        JOIN messages m ON m.id = messages_search.rowid
        JOIN conversations c ON c.id = m.conversation_id
-       WHERE messages_search MATCH ? AND m.hidden = 0
+       WHERE messages_search MATCH ? AND m.hidden = 0 AND c.deleted_at IS NULL
        ORDER BY rank
        LIMIT ?`,
     ),
@@ -393,7 +409,13 @@ export function createConversationStore(database: SqliteDatabase, now: () => num
     setConversationModel: (id, model) => void statements.updateModel.run(model, id),
     renameConversation: (id, title) => statements.renameConversation.run(title, id).changes > 0,
     setAutomaticTitle: (id, title) => statements.setAutomaticTitle.run(title, id).changes > 0,
-    deleteConversation: (id) => statements.deleteConversation.run(id).changes > 0,
+    softDeleteConversation: (id) => statements.softDeleteConversation.run(now(), id).changes > 0,
+    restoreConversation: (id, deletedAfter) => statements.restoreConversation.run(id, deletedAfter).changes > 0,
+    getDeletedConversation(id, deletedAfter) {
+      const row = statements.selectDeletedConversation.get(id, deletedAfter);
+      return row && toConversation(row);
+    },
+    purgeDeletedConversations: (deletedBy) => statements.purgeDeletedConversations.run(deletedBy).changes,
     markOutsideText: (id) => void statements.markOutsideText.run(id),
     hasOutsideText: (id) => statements.outsideText.get(id)?.outside_text === 1,
     addMessage: (conversationId, role, content, options = {}) =>

@@ -211,6 +211,14 @@ const migrations: string[] = [
   );
   CREATE INDEX message_drafts_by_message ON message_drafts (message_id, id);
   `,
+  // A deleted chat is kept, hidden everywhere, for the few seconds in which it can be undone;
+  // then (or at the next start) it is removed for good. Lists walk only the chats not deleted.
+  `
+  ALTER TABLE conversations ADD COLUMN deleted_at INTEGER;
+  DROP INDEX conversations_recent;
+  CREATE INDEX conversations_recent ON conversations (updated_at DESC, id DESC) WHERE deleted_at IS NULL;
+  CREATE INDEX conversations_deleted ON conversations (deleted_at) WHERE deleted_at IS NOT NULL;
+  `,
 ];
 
 /** The database holds the password hash and the session secret: only its owner may read it. */

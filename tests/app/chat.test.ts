@@ -38,14 +38,16 @@ test('a message is saved before the model is called, and the reply streams then 
   assert.ok(!socket.messages.some((message) => message.target === '#message-2-body' && 'content' in message), 'no streamed text is swapped as HTML');
   assert.match(String(final.content), /<strong>bold<\/strong> &amp; &lt;b&gt;raw&lt;\/b&gt;/);
   assert.match(String(final.content), /data-status="complete"/);
-  assert.ok(socket.messages.some(isSwap('#history-list', 'afterbegin')), 'the new conversation is added to the list');
+  // The sidebar comes again whole, the new chat under Today and marked current.
+  const list = socket.messages.find(isSwap('#history-list', 'innerHTML'));
+  assert.match(String(list?.content), /<h2 class="history-group-title">Today<\/h2>[\s\S]*id="history-item-1"[\s\S]*aria-current="page"/, 'the new conversation is added to the list');
   // The header's title comes with it, now renamable (its form posts to the new chat).
   const titleArea = socket.messages.find(isSwap('#chat-title-area', 'outerHTML'));
   assert.match(String(titleArea?.content), /<span class="chat-title-text" id="chat-title-text">Hi there<\/span>[\s\S]*hx-post="\/c\/1\/title"/);
   assert.equal(started.title, 'Hi there');
   // The sidebar item waits for the reply's first words, which a phone then shows sooner.
   const firstText = socket.messages.findIndex((message) => message.event === 'append' && message.target === '#message-2-body');
-  assert.ok(firstText > 0 && socket.messages.findIndex(isSwap('#history-list', 'afterbegin')) > firstText, 'the sidebar item comes after the first text');
+  assert.ok(firstText > 0 && socket.messages.findIndex(isSwap('#history-list', 'innerHTML')) > firstText, 'the sidebar item comes after the first text');
 
   const saved = store.listMessages(1);
   assert.deepEqual(saved.map((message) => [message.role, message.status]), [['user', 'complete'], ['assistant', 'complete']]);
@@ -248,7 +250,8 @@ test('history lists conversations newest first, searches every message and delet
     headers: { cookie: cookies, 'x-csrf-token': csrfTokenFrom(page.body), 'hx-request': 'true', 'hx-current-url': 'http://x/c/1' },
   });
   assert.equal(removed.statusCode, 200);
-  assert.equal(removed.headers['hx-redirect'], '/');
+  // The page goes to a new chat, which offers Undo; the chat is hidden everywhere at once.
+  assert.equal(removed.headers['hx-redirect'], '/?deleted=1');
   assert.equal(store.getConversation(1), undefined);
   assert.deepEqual(store.search('bananas', 10), [], 'deleted messages leave the search index');
   const gone = await app.inject({ method: 'GET', url: '/c/1', headers: { cookie: cookies, accept: 'text/html' } });

@@ -116,7 +116,8 @@ test('what is not a usable photo gets a clear message: not an image, too many by
 });
 
 test('photos reach a vision model as Ollama images, show in the thread, and go with the conversation', async (t) => {
-  const harness = await startChatHarness(t, { standin: { models: visionModels() } });
+  // No undo window: the deleted chat is purged at once (tests/app/soft-delete.test.ts has the window).
+  const harness = await startChatHarness(t, { standin: { models: visionModels() }, dependencies: { undoDeleteMs: 0 } });
   const { socket, standin, store, app, cookies } = harness;
   const page = await app.inject({ url: '/', headers: { cookie: cookies } });
   const session = { cookie: cookies, token: csrfTokenFrom(page.body) };
@@ -180,6 +181,7 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
   // Deleting the conversation deletes its photos.
   const deleted = await app.inject({ method: 'DELETE', url: '/c/1', headers: { cookie: cookies, 'x-csrf-token': session.token } });
   assert.equal(deleted.statusCode, 200);
+  for (let tries = 0; tries < 100 && countAttachments(harness) > 0; tries++) await sleep(20);
   assert.equal(countAttachments(harness), 0);
   assert.equal((await app.inject({ url: `/attachments/${first}`, headers: { cookie: cookies } })).statusCode, 404);
   assert.equal(store.listConversations(10).length, 0);
@@ -306,7 +308,8 @@ test('photos uploaded and never sent are removed after a day', async (t) => {
 });
 
 test('deleting a chat with photos makes the database file smaller, and the other chats’ photos stay whole', async (t) => {
-  const testApp = await buildTestApp(t);
+  // No undo window: purged at once, as any deleted chat is after its window.
+  const testApp = await buildTestApp(t, { dependencies: { undoDeleteMs: 0 } });
   const { database, app } = testApp;
   const session = await loggedIn(testApp);
   const file = path.join(testApp.dataDir, 'hearth.sqlite');

@@ -82,6 +82,8 @@ test('after logging out, Back does not show the conversation again', async (t) =
   await page.goto(`${baseUrl}/c/1`);
   await page.getByText('lemon cake').first().waitFor();
 
+  // Log out asks first; #logout confirms.
+  await page.locator('#logout-ask').click();
   await Promise.all([page.waitForURL(/\/login$/), page.locator('#logout').click()]);
   await page.locator('form#login-form').waitFor();
   await page.goBack({ waitUntil: 'load' });

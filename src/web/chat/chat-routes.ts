@@ -7,7 +7,8 @@ import { blindModelNames, markVisionOptions, type VisionModels } from '../../pro
 import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { fields, idParams, recordId, text } from '../http/request-schemas.js';
-import { toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
+import { groupHistory, historyPageSize, toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
+import { personalTime } from '../http/format-when.js';
 import { markSearchWords } from './search-marks.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
@@ -25,8 +26,6 @@ export interface ChatRoutesDependencies {
   /** Whether a Google account is connected: mail and calendar starters are offered only then. */
   hasGoogleAccount: () => boolean;
 }
-
-const historyPageSize = 100;
 
 interface ModelPickerGroup {
   backendId: string;
@@ -85,7 +84,20 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return { groups, empty, emptyLabel, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
   }
 
-  async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number, query = '') {
+  /** The sidebar's chats, newest first, in the person's time zone. */
+  function historyItems(request: FastifyRequest, currentId?: number) {
+    const time = personalTime(request);
+    const now = Date.now();
+    return store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, currentId, time, now));
+  }
+
+  /** Where Undo sends the person back to: the page they deleted from, when it is a chat page. */
+  function pageOf(request: FastifyRequest): string {
+    const path = /^[a-z]+:\/\/[^/]+(\/[^?#]*)/i.exec(String(request.headers['hx-current-url'] ?? ''))?.[1] ?? '/';
+    return /^\/(?:c\/\d+)?$/.test(path) ? path : '/';
+  }
+
+  async function renderChatPage(request: FastifyRequest, reply: FastifyReply, conversationId?: number, at?: number, query = '', deletedId?: number) {
     const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
     if (conversationId !== undefined && !conversation) {
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
@@ -101,7 +113,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
-      conversations: store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation?.id)),
+      historyGroups: groupHistory(historyItems(request, conversation?.id)),
+      // Just deleted from its own page (the DELETE below sent the page here): Undo reopens it.
+      undoDelete: deletedId !== undefined && chatService.restorableConversation(deletedId) ? { conversationId: deletedId, next: `/c/${deletedId}` } : undefined,
       messages: page.messages,
       earlierUrl: page.earlierUrl,
       laterUrl: page.laterUrl,
@@ -120,7 +134,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     });
   }
 
-  app.get('/', (request, reply) => renderChatPage(request, reply));
+  app.get<{ Querystring: { deleted?: number } }>('/', { schema: { querystring: fields({ deleted: recordId('deleted conversation') }) } }, (request, reply) =>
+    renderChatPage(request, reply, undefined, undefined, '', request.query.deleted),
+  );
 
   app.get<{ Params: { id: number }; Querystring: { at?: number; q?: string } }>(
     '/c/:id',
@@ -144,9 +160,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
 
   app.get<{ Querystring: { q?: string } }>('/history', { schema: { querystring: fields({ q: text('search') }) } }, async (request, reply) => {
     const query = (request.query.q ?? '').trim().slice(0, 200);
-    if (!query) {
-      return reply.type('text/html').send(view.historyList(store.listConversations(historyPageSize).map((item) => toHistoryItemView(item))));
-    }
+    if (!query) return reply.type('text/html').send(view.historyList(historyItems(request)));
+    const time = personalTime(request);
+    const now = Date.now();
     const items = [];
     const seen = new Set<number>();
     for (const hit of store.search(query, 50)) {
@@ -154,17 +170,41 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       const conversation = store.getConversation(hit.conversationId);
       if (!conversation) continue;
       seen.add(hit.conversationId);
-      items.push(toSearchItemView(hit, conversation, query));
+      items.push(toSearchItemView(hit, conversation, query, time, now));
     }
     return reply.type('text/html').send(view.historyList(items, query));
   });
 
+  /*
+   * Deleting a chat (the chat's own menu) hides it at once and offers Undo for a few seconds; the
+   * chat service removes it for good after that. Deleting the chat that is open sends the page to
+   * a new chat, which shows the Undo; from another page, its item leaves the list and the Undo
+   * appears there. Nothing else is swapped (HX-Reswap: none), whatever the button asked for.
+   */
   app.delete<{ Params: { id: number } }>('/c/:id', { schema: { params: idParams('conversation') } }, async (request, reply) => {
     const { id } = request.params;
     chatService.deleteConversation(id);
-    // Deleting the chat that is open sends the page to a new chat.
-    const current = String(request.headers['hx-current-url'] ?? '');
-    if (new RegExp(`/c/${id}(?:[?#]|$)`).test(current)) reply.header('HX-Redirect', '/');
-    return reply.type('text/html').send('');
+    const page = pageOf(request);
+    if (page === `/c/${id}`) return reply.header('HX-Redirect', `/?deleted=${id}`).type('text/html').send('');
+    if (!chatService.restorableConversation(id)) return reply.header('HX-Reswap', 'none').type('text/html').send('');
+    const notice = view.undoDelete({ conversationId: id, next: page, csrfToken: reply.generateCsrf() });
+    return reply
+      .header('HX-Reswap', 'none')
+      .type('text/html')
+      .send(`<hx-partial hx-target="#history-item-${id}" hx-swap="delete"></hx-partial><hx-partial hx-target="#undo-area" hx-swap="innerHTML">${notice}</hx-partial>`);
   });
+
+  // Undo: a plain form (works without JavaScript); back to the page it was deleted from, the chat in its place.
+  app.post<{ Params: { id: number }; Body: { next?: string } }>(
+    '/c/:id/restore',
+    { schema: { params: idParams('conversation'), body: fields({ next: text('page to return to') }) } },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!chatService.restoreConversation(id)) {
+        return reply.code(404).view('not-found', { title: 'Not found', message: 'That chat can no longer be brought back: it was deleted for good.' });
+      }
+      const next = request.body.next ?? '';
+      return reply.redirect(/^\/(?:c\/\d+)?$/.test(next) ? next : `/c/${id}`, 303);
+    },
+  );
 }

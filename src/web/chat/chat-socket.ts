@@ -9,18 +9,19 @@ import { endSocketSession, type SessionSockets } from '../auth/session-sockets.j
 import type { SessionSliding } from '../auth/session-lifetime.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
-import { toHistoryItemView, type ChatView } from './chat-view.js';
+import { historyPageSize, toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
 import { createSocketSender } from './socket-sender.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
 import { plainNotice, type ErrorNotice } from '../../replies/error-notice.js';
 import { fields, optionalRecordId, text } from '../http/request-schemas.js';
+import { personalTime } from '../http/format-when.js';
 import { readSocketCommand, type SocketCommand } from './socket-commands.js';
 
 export interface ChatSocketDependencies {
   chatService: ChatService;
   /** Read only: every change goes through the chat service. */
-  store: Pick<ConversationStore, 'getConversation' | 'getMessage'>;
+  store: Pick<ConversationStore, 'getConversation' | 'getMessage' | 'listConversations'>;
   hub: ReplyHub;
   view: ChatView;
   reader: ChatReader;
@@ -47,6 +48,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
 
   app.get('/ws', { websocket: true, schema: { querystring: socketQuery } }, (socket: WebSocket, request: FastifyRequest<{ Querystring: SocketQuery }>) => {
     const sender = createSocketSender(socket);
+    // The person's time zone, as their page said it when it connected (its cookie).
+    const time = personalTime(request);
     sessionSockets.add(request.session.sessionId, socket);
     let conversationId: number | undefined;
     let unsubscribe: (() => void) | undefined;
@@ -113,7 +116,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           // may also update the tab's title and the rename field from the data event.
           const conversation = conversationId === undefined ? undefined : store.getConversation(conversationId);
           if (!conversation) break;
-          sender.swap(`#history-item-${conversation.id}`, 'outerHTML', view.historyItem(toHistoryItemView(conversation, conversationId)));
+          sender.swap(`#history-item-${conversation.id}`, 'outerHTML', view.historyItem(toHistoryItemView(conversation, conversationId, time)));
           sender.swap('#chat-title-text', 'innerHTML', escapeText(conversation.title));
           sender.event('title-changed', { conversationId: conversation.id, title: conversation.title });
           break;
@@ -161,12 +164,16 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
               sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}`, title: conversation.title });
-              // Its sidebar item, and the header's title, now renamable: one frame, after the reply's first words.
-              const historyItem = view.historyItem({ ...toHistoryItemView(conversation, conversation.id) });
+              // The sidebar with it under Today, marked current, and the header's title, now renamable:
+              // one frame, after the reply's first words.
+              const now = Date.now();
+              const historyList = view.historyList(
+                store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation.id, time, now)),
+              );
               const titleArea = view.chatTitle({ title: conversation.title, conversationId: conversation.id });
               sendAfterFirstText();
               afterFirstText = () => {
-                sender.swap('#history-list', 'afterbegin', historyItem);
+                sender.swap('#history-list', 'innerHTML', historyList);
                 sender.swap('#chat-title-area', 'outerHTML', titleArea);
               };
               afterFirstTextTimer = setTimeout(sendAfterFirstText, 1000);

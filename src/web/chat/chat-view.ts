@@ -1,4 +1,4 @@
-import { formatWhen } from '../http/format-when.js';
+import { timeIn, type DayGroup, type PersonalTime } from '../http/format-when.js';
 import type { Eta } from 'eta';
 import { markdownRendererVersion } from '../../engine/markdown/markdown-renderer.js';
 import { addCodeBars, escapeText, renderMarkdown } from '../../engine/markdown/render-markdown.js';
@@ -99,7 +99,11 @@ export interface HistoryItemView {
   id: number;
   title: string;
   updatedAt: number;
+  /** Its last change in the person's zone, as the list shows it, and in full (the title). */
   when: string;
+  exactWhen: string;
+  /** The day heading it goes under, in the person's zone. */
+  group: DayGroup;
   current: boolean;
   /** Safe HTML: escaped text with <mark> around matches. */
   snippet?: string;
@@ -153,14 +157,40 @@ export function toMessageView(
   };
 }
 
-export function toHistoryItemView(conversation: Conversation, currentId?: number): HistoryItemView {
+/** `time`: the person's (web/http/format-when.ts); without it, the server's zone. */
+export function toHistoryItemView(conversation: Conversation, currentId?: number, time: PersonalTime = timeIn(), now = Date.now()): HistoryItemView {
   return {
     id: conversation.id,
     title: conversation.title,
     updatedAt: conversation.updatedAt,
-    when: formatWhen(conversation.updatedAt),
+    when: time.listTime(conversation.updatedAt, now),
+    exactWhen: time.exact(conversation.updatedAt),
+    group: time.dayGroup(conversation.updatedAt, now),
     current: conversation.id === currentId,
   };
+}
+
+/** Chats the sidebar lists. */
+export const historyPageSize = 100;
+
+export interface HistoryGroupView extends DayGroup {
+  conversations: HistoryItemView[];
+}
+
+/**
+ * The chats under their day headings, newest group first. Each group keeps the order it was given
+ * (the list's newest first, a search's best match first).
+ */
+export function groupHistory(items: HistoryItemView[]): HistoryGroupView[] {
+  const groups = new Map<string, HistoryGroupView & { newest: number }>();
+  for (const item of items) {
+    const group = groups.get(item.group.key);
+    if (group) {
+      group.conversations.push(item);
+      group.newest = Math.max(group.newest, item.updatedAt);
+    } else groups.set(item.group.key, { ...item.group, conversations: [item], newest: item.updatedAt });
+  }
+  return [...groups.values()].sort((a, b) => b.newest - a.newest).map(({ key, label, conversations }) => ({ key, label, conversations }));
 }
 
 /** Characters kept before the first match, so a sidebar line that ends in "…" still shows it. */
@@ -176,9 +206,9 @@ export function keepMatchInView(snippet: string): string {
 }
 
 /** Search snippets come marked with \u0001…\u0002 from SQLite; escape first, then mark. */
-export function toSearchItemView(hit: SearchHit, conversation: Conversation, query?: string): HistoryItemView {
+export function toSearchItemView(hit: SearchHit, conversation: Conversation, query?: string, time?: PersonalTime, now?: number): HistoryItemView {
   const snippet = escapeText(keepMatchInView(hit.snippet)).replace(/\u0001/g, '<mark>').replace(/\u0002/g, '</mark>');
-  return { ...toHistoryItemView(conversation), snippet, messageId: hit.messageId, ...(query ? { query } : {}) };
+  return { ...toHistoryItemView(conversation, undefined, time, now), snippet, messageId: hit.messageId, ...(query ? { query } : {}) };
 }
 
 /** Renders the partials that both the pages and the WebSocket updates use. */
@@ -192,8 +222,11 @@ export function createChatView(eta: Eta) {
     /** The header's title; `retitle` adds the tab's <title>, `error` shows the rename field open with it. */
     chatTitle: (title: { title: string; conversationId?: number; retitle?: boolean; typed?: string; error?: string }) =>
       eta.render('./partials/chat-title', title),
+    /** The list under its day headings. */
     historyList: (conversations: HistoryItemView[], query = '') =>
-      eta.render('./partials/history-list', { conversations, query }),
+      eta.render('./partials/history-list', { groups: groupHistory(conversations), query }),
+    /** "Chat deleted · Undo", for the few seconds a deleted chat can be brought back. */
+    undoDelete: (notice: { conversationId: number; next: string; csrfToken: string }) => eta.render('./partials/undo-delete', notice),
     /** A notice in the thread; plain text is all headline. */
     chatError: (notice: ErrorNotice | string) => eta.render('./partials/chat-error', { notice: typeof notice === 'string' ? plainNotice(notice) : notice }),
   };

@@ -57,7 +57,8 @@ export function registerExportRoutes(app: FastifyInstance, dependencies: ExportR
   // One message's Markdown, for Copy: fetched when asked instead of sent twice in every page.
   app.get<{ Params: { id: number } }>('/messages/:id/markdown', { schema: { params: idParams('message') } }, async (request, reply) => {
     const message = store.getMessage(request.params.id);
-    if (!message) return reply.code(404).type('text/plain; charset=utf-8').send('That message does not exist (it may have been deleted).');
+    // A message of a deleted chat is gone with it, even in the seconds it can still be restored.
+    if (!message || !store.getConversation(message.conversationId)) return reply.code(404).type('text/plain; charset=utf-8').send('That message does not exist (it may have been deleted).');
     return reply.header('Cache-Control', 'no-store').type('text/markdown; charset=utf-8').send(message.content);
   });
 

@@ -3,6 +3,7 @@ import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
 import type { Conversation } from '../../storage/conversation-store.js';
 import { fields, idParams, text } from '../http/request-schemas.js';
+import { personalTime } from '../http/format-when.js';
 import { toHistoryItemView, type ChatView } from './chat-view.js';
 
 export interface TitleRoutesDependencies {
@@ -41,7 +42,7 @@ export function registerTitleRoutes(app: FastifyInstance, { chatService, store, 
       if (!renamed) return refuse(404, 'That conversation does not exist (it may have been deleted).');
       if (fromPage) {
         const conversation = store.getConversation(renamed.id);
-        const item = conversation ? view.historyItem(toHistoryItemView(conversation, renamed.id)) : '';
+        const item = conversation ? view.historyItem(toHistoryItemView(conversation, renamed.id, personalTime(request))) : '';
         const itemPartial = item ? `<hx-partial hx-target="#history-item-${renamed.id}" hx-swap="outerHTML">${item}</hx-partial>` : '';
         return reply.type('text/html; charset=utf-8').send(view.chatTitle({ title: renamed.title, conversationId: renamed.id, retitle: true }) + itemPartial);
       }
