@@ -7,12 +7,17 @@ import { blindModelNames, markVisionOptions, type VisionModels } from '../../pro
 import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { fields, idParams, recordId, text } from '../http/request-schemas.js';
-import { groupHistory, historyPageSize, toHistoryItemView, toSearchItemView, type ChatView } from './chat-view.js';
+import { groupHistory, historyPageSize, toHistoryItemView, toSearchItemView, type ChatView, type HistoryItemView } from './chat-view.js';
 import { personalTime } from '../http/format-when.js';
 import { markSearchWords } from './search-marks.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
 import { noModelNotice, type ErrorNotice } from '../../replies/error-notice.js';
+
+interface HistoryPage {
+  items: HistoryItemView[];
+  more: string | undefined;
+}
 
 export interface ChatRoutesDependencies {
   /** Read only: every change goes through the chat service. */
@@ -84,11 +89,18 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return { groups, empty, emptyLabel, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
   }
 
-  /** The sidebar's chats, newest first, in the person's time zone. */
-  function historyItems(request: FastifyRequest, currentId?: number) {
+  /**
+   * A page of the sidebar's chats (`page` 0 the newest), in the person's time zone, and the
+   * address of the next page when there is one: it goes on under the last heading shown.
+   */
+  function historyPage(request: FastifyRequest, currentId?: number, page = 0): HistoryPage {
     const time = personalTime(request);
     const now = Date.now();
-    return store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, currentId, time, now));
+    const listed = store.listConversations(historyPageSize + 1, page * historyPageSize);
+    const items = listed.slice(0, historyPageSize).map((item) => toHistoryItemView(item, currentId, time, now));
+    const last = items.at(-1)?.group.key;
+    const more = listed.length > historyPageSize && last ? `/history?page=${page + 1}&after=${encodeURIComponent(last)}` : undefined;
+    return { items, more };
   }
 
   /** Where Undo sends the person back to: the page they deleted from, when it is a chat page. */
@@ -113,7 +125,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
-      historyGroups: groupHistory(historyItems(request, conversation?.id)),
+      history: (({ items, more }) => ({ groups: groupHistory(items), more }))(historyPage(request, conversation?.id)),
       // Just deleted from its own page (the DELETE below sent the page here): Undo reopens it.
       undoDelete: deletedId !== undefined && chatService.restorableConversation(deletedId) ? { conversationId: deletedId, next: `/c/${deletedId}` } : undefined,
       messages: page.messages,
@@ -158,9 +170,16 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     },
   );
 
-  app.get<{ Querystring: { q?: string } }>('/history', { schema: { querystring: fields({ q: text('search') }) } }, async (request, reply) => {
+  // The list, a page of it further down (`page`, going on under the heading `after`), or the chats a search finds.
+  const historyQuery = fields({ q: text('search'), page: recordId('page'), after: text('group') });
+  app.get<{ Querystring: { q?: string; page?: number; after?: string } }>('/history', { schema: { querystring: historyQuery } }, async (request, reply) => {
     const query = (request.query.q ?? '').trim().slice(0, 200);
-    if (!query) return reply.type('text/html').send(view.historyList(historyItems(request)));
+    if (!query) {
+      const { page = 0, after } = request.query;
+      const currentId = Number(/^\/c\/(\d+)$/.exec(pageOf(request))?.[1]) || undefined;
+      const { items, more } = historyPage(request, currentId, page);
+      return reply.type('text/html').send(view.historyList(items, '', page > 0 ? { more, after: after ?? '' } : { more }));
+    }
     const time = personalTime(request);
     const now = Date.now();
     const items = [];

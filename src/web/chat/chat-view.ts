@@ -222,9 +222,12 @@ export function createChatView(eta: Eta) {
     /** The header's title; `retitle` adds the tab's <title>, `error` shows the rename field open with it. */
     chatTitle: (title: { title: string; conversationId?: number; retitle?: boolean; typed?: string; error?: string }) =>
       eta.render('./partials/chat-title', title),
-    /** The list under its day headings. */
-    historyList: (conversations: HistoryItemView[], query = '') =>
-      eta.render('./partials/history-list', { groups: groupHistory(conversations), query }),
+    /**
+     * The list under its day headings. `more`: the next page's address; `after`: this is a later
+     * page, going on under that heading (said again only to screen readers).
+     */
+    historyList: (conversations: HistoryItemView[], query = '', paging: { more?: string | undefined; after?: string } = {}) =>
+      eta.render('./partials/history-list', { groups: groupHistory(conversations), query, ...paging }),
     /** "Chat deleted · Undo", for the few seconds a deleted chat can be brought back. */
     undoDelete: (notice: { conversationId: number; next: string; csrfToken: string }) => eta.render('./partials/undo-delete', notice),
     /** A notice in the thread; plain text is all headline. */
