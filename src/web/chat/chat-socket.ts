@@ -161,13 +161,15 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
               sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}`, title: conversation.title });
-              // Its sidebar item, and the header's title, now renamable: one frame, after the reply's first words.
+              // Its sidebar item, the header's title (now renamable) and its ⋯ menu: one frame, after the reply's first words.
               const historyItem = view.historyItem({ ...toHistoryItemView(conversation, conversation.id) });
               const titleArea = view.chatTitle({ title: conversation.title, conversationId: conversation.id });
+              const menuArea = view.chatMenu(conversation.id);
               sendAfterFirstText();
               afterFirstText = () => {
                 sender.swap('#history-list', 'afterbegin', historyItem);
                 sender.swap('#chat-title-area', 'outerHTML', titleArea);
+                sender.swap('#chat-menu-area', 'outerHTML', menuArea);
               };
               afterFirstTextTimer = setTimeout(sendAfterFirstText, 1000);
             }

@@ -192,6 +192,8 @@ export function createChatView(eta: Eta) {
     /** The header's title; `retitle` adds the tab's <title>, `error` shows the rename field open with it. */
     chatTitle: (title: { title: string; conversationId?: number; retitle?: boolean; typed?: string; error?: string }) =>
       eta.render('./partials/chat-title', title),
+    /** The header's ⋯ menu (rename, exports, delete): empty until the chat exists. */
+    chatMenu: (conversationId: number | undefined) => eta.render('./partials/chat-menu', { conversationId }),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),
     /** A notice in the thread; plain text is all headline. */
