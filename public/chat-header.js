@@ -128,6 +128,16 @@
     showRenameError('');
     input.select();
   }, true);
+  // Browsers without the Invoker Commands API (Safari before 26.2) get the dialog's two commands here.
+  if (!('commandForElement' in HTMLButtonElement.prototype)) {
+    document.addEventListener('click', (event) => {
+      const button = hearth.within(event, 'button[commandfor]');
+      const dialog = byId(button?.getAttribute('commandfor') ?? '');
+      if (!(dialog instanceof HTMLDialogElement)) return;
+      if (button?.getAttribute('command') === 'show-modal') dialog.showModal();
+      else dialog.close();
+    });
+  }
   // No answer at all, or a proxy's error page (not swapped: hx-status:5xx).
   document.addEventListener('htmx:error', (event) => {
     if (event.target === byId('chat-title-form')) showRenameError('The server could not be reached; the title was not saved.');
