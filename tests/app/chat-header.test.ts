@@ -54,14 +54,16 @@ test('renaming from the page (htmx) answers HTML: the title area renamed, the ta
   assert.match(ok.headers['content-type'] as string, /^text\/html/);
   assert.match(ok.body, /^<title>Trip &lt;to&gt; York · Hearth<\/title>/);
   assert.match(ok.body, /<span class="chat-title-text" id="chat-title-text">Trip &lt;to&gt; York<\/span>/);
-  assert.match(ok.body, /<form class="chat-title-form" id="chat-title-form"[^>]* hidden/, 'the field is closed');
+  assert.match(ok.body, /<dialog class="chat-rename" id="chat-rename"[^>]*>/);
+  assert.doesNotMatch(ok.body, /<dialog class="chat-rename"[^>]* open/, 'the rename dialog is closed');
+  assert.match(ok.body, /<form class="chat-title-form" id="chat-title-form"[^>]*hx-post="\/c\/\d+\/title"/);
   assert.match(ok.body, new RegExp(`<hx-partial hx-target="#history-item-${conversation.id}" hx-swap="outerHTML">\\s*<li class="history-item history-item-current"[\\s\\S]*<span class="history-title">Trip &lt;to&gt; York</span>`));
   assert.equal(store.getConversation(conversation.id)!.title, 'Trip <to> York');
 
   const empty = await rename('   ');
   assert.equal(empty.statusCode, 400);
   assert.match(empty.body, /<p class="chat-title-error" id="chat-title-error" role="alert">The title cannot be empty.<\/p>/);
-  assert.doesNotMatch(empty.body, /<form class="chat-title-form"[^>]* hidden/, 'the field stays open');
+  assert.match(empty.body, /<dialog class="chat-rename" id="chat-rename"[^>]* open>/, 'the rename dialog stays open');
   assert.match(empty.body, /<span class="chat-title-text" id="chat-title-text">Trip &lt;to&gt; York<\/span>/, 'the name is unchanged');
   assert.doesNotMatch(empty.body, /<title>/);
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Download, Page } from 'playwright-core';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { lastAssistant, normalize, openChat, send, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
@@ -391,5 +391,117 @@ test('axe finds nothing on the empty chat with examples, the rename field, and a
   await page.locator('#chat-title-input').waitFor({ state: 'visible' });
   assert.deepEqual(await violationsOf(page), [], 'the rename field');
   if (shots) await page.screenshot({ path: `${shots}/header-rename-field.png` });
+  assertNoPageErrors(page);
+});
+
+async function textOf(download: Download): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+  await download.delete();
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test(`the header is one row at 390x844 (${colorScheme}); its ⋯ menu opens by tap and keyboard, exports, renames and deletes`, async (t) => {
+    const { page, test: app, baseUrl } = await openChat(t, browser, { context: { ...phone, colorScheme } });
+    const store = createConversationStore(app.database);
+    const conversation = store.createConversation('Planning the summer trip to the Lake District', 'llama3.2:latest');
+    store.addMessage(conversation.id, 'user', 'Where should we stay near Keswick?');
+    await page.goto(`${baseUrl}/c/${conversation.id}`);
+    await waitForSocket(page);
+
+    // One row, at most 60 px; every control a 44 px target, side by side, on screen.
+    const header = (await page.locator('.chat-header').boundingBox())!;
+    assert.ok(header.height <= 60, `the header is ${header.height} px tall`);
+    const controls = ['#sidebar-open', '#chat-title-button', 'select#model-select', '#header-new-chat', '#chat-menu-button'];
+    const boxes = await Promise.all(controls.map(async (selector) => (await page.locator(selector).boundingBox())!));
+    boxes.forEach((box, index) => {
+      assert.ok(box.height >= 44 && box.width >= 44, `${controls[index]} is ${box.width}x${box.height}`);
+      assert.ok(box.x >= 0 && box.x + box.width <= 390 && box.y >= header.y && box.y + box.height <= header.y + header.height, `${controls[index]} is in the header row`);
+      if (index > 0) assert.ok(box.x >= boxes[index - 1]!.x + boxes[index - 1]!.width, `${controls[index]} is right of ${controls[index - 1]}`);
+    });
+    assert.equal(await page.locator('.chat-header .button:not(.visually-hidden)').filter({ hasText: /Export|JSON/ }).count(), 0, 'the downloads are in the menu');
+    if (shots) await page.screenshot({ path: `${shots}/header-${colorScheme}-menu-closed.png`, caret: 'initial' });
+
+    // Tap opens the menu under the header; its entries are 44 px targets; a tap outside closes it.
+    const menu = page.locator('#chat-menu');
+    const menuButton = page.locator('#chat-menu-button');
+    const isOpen = () => menu.evaluate((element) => element.matches(':popover-open'));
+    await menuButton.tap();
+    await menu.waitFor({ state: 'visible' });
+    assert.deepEqual(await menu.locator('.chat-menu-item').allInnerTexts(), ['Rename', 'Export Markdown', 'Export JSON', 'Delete this chat']);
+    for (const box of await menu.locator('.chat-menu-item').evaluateAll((items) => items.map((item) => item.getBoundingClientRect().toJSON() as DOMRect))) {
+      assert.ok(box.height >= 44 && box.y >= header.y + header.height - 1 && box.x + box.width <= 390, `a menu entry at ${JSON.stringify(box)}`);
+    }
+    assert.deepEqual(await violationsOf(page), [], `the chat with its menu open (${colorScheme})`);
+    if (shots) await page.screenshot({ path: `${shots}/header-${colorScheme}-menu-open.png`, caret: 'initial' });
+    await page.touchscreen.tap(200, 600);
+    await menu.waitFor({ state: 'hidden' });
+
+    // Keyboard: Enter opens it, Tab walks into it, Escape closes it and gives the focus back.
+    await menuButton.focus();
+    await page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'visible' });
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-menu-rename');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'export-markdown');
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden' });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-menu-button');
+
+    // Both exports download this conversation.
+    await menuButton.tap();
+    const [markdown] = await Promise.all([page.waitForEvent('download'), page.locator('#export-markdown').tap()]);
+    assert.match(markdown.suggestedFilename(), /\.md$/);
+    assert.match(await textOf(markdown), /Where should we stay near Keswick\?/);
+    if (!(await isOpen())) await menuButton.tap();
+    const [json] = await Promise.all([page.waitForEvent('download'), page.locator('#export-json').tap()]);
+    assert.match(json.suggestedFilename(), /\.json$/);
+    assert.equal(JSON.parse(await textOf(json)).conversation.title, 'Planning the summer trip to the Lake District');
+    if (await isOpen()) await page.keyboard.press('Escape');
+
+    // Rename from the menu: the menu closes, the field opens with the name selected.
+    await menuButton.tap();
+    await page.locator('#chat-menu-rename').tap();
+    await menu.waitFor({ state: 'hidden' });
+    const input = page.locator('#chat-title-input');
+    await input.waitFor({ state: 'visible' });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-title-input');
+    assert.equal(await input.evaluate((element: HTMLInputElement) => element.value.slice(element.selectionStart!, element.selectionEnd!)), 'Planning the summer trip to the Lake District');
+    if (shots) await page.screenshot({ path: `${shots}/header-${colorScheme}-rename.png`, caret: 'initial' });
+    await input.fill('Lake trip');
+    await input.press('Enter');
+    await page.locator('#chat-title-form').waitFor({ state: 'hidden' });
+    assert.equal(await page.locator('#chat-title-text').innerText(), 'Lake trip');
+    assert.equal(store.getConversation(conversation.id)!.title, 'Lake trip');
+
+    // Delete (no confirm: it can be undone): the chat is gone from the list and the page is a new chat
+    // offering Undo.
+    await menuButton.tap();
+    await Promise.all([page.waitForURL((url) => url.pathname === '/'), page.locator('#chat-delete').tap()]);
+    await page.getByRole('button', { name: 'Undo' }).waitFor();
+    assert.equal(await page.locator(`#history-item-${conversation.id}`).count(), 0);
+    assert.equal(normalize(await page.locator('h1#chat-title').innerText()), 'New chat');
+    assert.equal(await page.locator('#chat-menu-button').count(), 0, 'a new chat has no menu yet');
+    assertNoPageErrors(page);
+  });
+}
+
+test('a new chat gets its ⋯ menu with its first message, and deleting from it opens a new chat', async (t) => {
+  const { page, test: app } = await openChat(t, browser, { context: phone });
+  assert.equal(await page.locator('#chat-menu-button').count(), 0);
+  app.standin.enqueue({ content: 'Hello there.' });
+  await send(page, 'Say hello');
+  await waitForReplyEnd(page);
+  await page.locator('#chat-menu-button').waitFor({ state: 'visible' });
+  const conversationId = Number(await page.locator('#conversation-id').inputValue());
+  assert.match(await page.locator('#export-json').getAttribute('href') ?? '', new RegExp(`^/c/${conversationId}/export\\.json$`));
+  await page.locator('#chat-menu-button').tap();
+  await Promise.all([page.waitForURL((url) => url.pathname === '/'), page.locator('#chat-delete').tap()]);
+  await waitForSocket(page);
+  await page.getByRole('button', { name: 'Undo' }).waitFor();
+  assert.equal(await page.locator(`#history-item-${conversationId}`).count(), 0);
+  assert.equal(await page.locator('#chat-thread .chat-message').count(), 0);
   assertNoPageErrors(page);
 });

@@ -79,8 +79,8 @@ function seedChats(database: Parameters<typeof createConversationStore>[0], chat
 const groupTitles = (page: Page) => page.locator('#history-list .history-group-title').allTextContents();
 const itemTitles = (page: Page) => page.locator('#history-list .history-item .history-title').allTextContents();
 
-/** Deletes the way the chat's ⋯ menu does (a button with hx-delete on the existing route). */
-async function deleteThroughMenu(page: Page, id: number): Promise<void> {
+/** Deletes a chat that is not the open one, as the ⋯ menu of another tab showing it would (hx-delete on its route). */
+async function deleteFromAnotherTab(page: Page, id: number): Promise<void> {
   await page.evaluate((conversationId) => {
     const button = document.createElement('button');
     button.id = 'menu-delete';
@@ -147,7 +147,9 @@ test('deleting the open chat offers Undo for a few seconds, and Undo brings it b
   // No delete sign on the rows any more: it lives in the chat's menu.
   assert.equal(await page.locator('#history-list button').count(), 0);
 
-  await Promise.all([page.waitForURL(`${baseUrl}/?deleted=${ids.Middle}`), deleteThroughMenu(page, ids.Middle!)]);
+  // The open chat, from its ⋯ menu.
+  await page.locator('#chat-menu-button').click();
+  await Promise.all([page.waitForURL(`${baseUrl}/?deleted=${ids.Middle}`), page.locator('#chat-delete').click()]);
   const notice = page.locator('#undo-area .undo-notice');
   await notice.waitFor();
   assert.equal(await page.locator('#undo-area').getAttribute('role'), 'status');
@@ -178,7 +180,7 @@ test('a chat deleted without Undo is gone for good after the window, and the not
   await waitForSocket(page);
 
   // From another chat's page: the row leaves and the notice appears here; the page stays.
-  await deleteThroughMenu(page, ids.Remove!);
+  await deleteFromAnotherTab(page, ids.Remove!);
   await page.locator('#undo-area .undo-notice').waitFor();
   assert.equal(await page.locator(`#history-item-${ids.Remove}`).count(), 0);
   assert.equal(new URL(page.url()).pathname, `/c/${ids.Keep}`);

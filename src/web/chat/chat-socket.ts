@@ -164,17 +164,19 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
               sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}`, title: conversation.title });
-              // The sidebar with it under Today, marked current, and the header's title, now renamable:
-              // one frame, after the reply's first words.
+              // The sidebar with it under Today, marked current, the header's title (now renamable) and its
+              // ⋯ menu: one frame, after the reply's first words.
               const now = Date.now();
               const historyList = view.historyList(
                 store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation.id, time, now)),
               );
               const titleArea = view.chatTitle({ title: conversation.title, conversationId: conversation.id });
+              const menuArea = view.chatMenu(conversation.id);
               sendAfterFirstText();
               afterFirstText = () => {
                 sender.swap('#history-list', 'innerHTML', historyList);
                 sender.swap('#chat-title-area', 'outerHTML', titleArea);
+                sender.swap('#chat-menu-area', 'outerHTML', menuArea);
               };
               afterFirstTextTimer = setTimeout(sendAfterFirstText, 1000);
             }

@@ -230,6 +230,8 @@ export function createChatView(eta: Eta) {
       eta.render('./partials/history-list', { groups: groupHistory(conversations), query, ...paging }),
     /** "Chat deleted · Undo", for the few seconds a deleted chat can be brought back. */
     undoDelete: (notice: { conversationId: number; next: string; csrfToken: string }) => eta.render('./partials/undo-delete', notice),
+    /** The header's ⋯ menu (rename, exports, delete): empty until the chat exists. */
+    chatMenu: (conversationId: number | undefined) => eta.render('./partials/chat-menu', { conversationId }),
     /** A notice in the thread; plain text is all headline. */
     chatError: (notice: ErrorNotice | string) => eta.render('./partials/chat-error', { notice: typeof notice === 'string' ? plainNotice(notice) : notice }),
   };
