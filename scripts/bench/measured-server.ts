@@ -165,7 +165,7 @@ async function startTimed(command: string[], environment: Record<string, string>
   started.add(running);
   void running.exited.then(() => started.delete(running));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const answeredAt = await waitUntilAnswering(running, `${baseUrl}${probePath}`, 60_000);
+  const answeredAt = await waitUntilAnswering(running, `${baseUrl}${probePath}`, 120_000);
   const startupCpuSeconds = readCpuSeconds(running.child.pid!);
   return { baseUrl, pid: running.child.pid!, running, startupMs: answeredAt - spawnedAt, startupCpuSeconds, stop: () => stopServer(running) };
 }

@@ -28,6 +28,7 @@ import {
   killAllChildren,
   MemoryWatch,
   projectRoot,
+  readCpuSeconds,
   readMemory,
   startBareNodeServer,
   startServer,
@@ -108,9 +109,22 @@ interface Results {
   seconds: number;
 }
 
-/** Idle RSS: what the process holds a moment after it answered, with nothing asked of it. */
+/**
+ * Idle RSS: what the process holds once its start-up work is over, with nothing asked of it. At
+ * least 1.5 s after it answered, and then once it has used no CPU for a whole second (its
+ * start-up checks, such as asking Ollama whether it answers, are done), or after 15 s whatever.
+ */
 async function idleRssMb(pid: number): Promise<number> {
   await sleep(1500);
+  const giveUpAt = performance.now() + 13_500;
+  let cpu = readCpuSeconds(pid);
+  let quietSince = performance.now();
+  while (performance.now() < giveUpAt && performance.now() - quietSince < 1000) {
+    await sleep(250);
+    const now = readCpuSeconds(pid);
+    if (now !== cpu) quietSince = performance.now();
+    cpu = now;
+  }
   return (readMemory(pid)?.rssKb ?? Number.NaN) / 1024;
 }
 

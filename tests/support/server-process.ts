@@ -58,11 +58,15 @@ export async function waitUntilAnswering(running: Running, url: string, timeoutM
     if (running.child.exitCode !== null || running.child.signalCode !== null) {
       throw new Error(`the process exited (${running.child.exitCode ?? running.child.signalCode}) before ${url} answered:\n${running.output().slice(-4000)}`);
     }
-    const answered = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(2000) }).then(
-      async (response) => (await response.arrayBuffer(), true),
-      () => false,
-    );
-    if (answered) return performance.now();
+    try {
+      // Answered once the headers are here: the body is read only to free the connection.
+      const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(2000) });
+      const answeredAt = performance.now();
+      await response.arrayBuffer().catch(() => undefined);
+      return answeredAt;
+    } catch {
+      // Not listening yet, or too slow to answer this time.
+    }
     await new Promise((resolve) => setTimeout(resolve, 3));
   }
   throw new Error(`nothing answered at ${url} within ${timeoutMs} ms:\n${running.output().slice(-4000)}`);
