@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ToolCallScanner } from '../../src/engine/tools/tool-call-scanner.js';
 import { closeHttpClients, login, relayedChat } from './hearth-client.js';
-import { ensureBuild, readCpuSeconds, readMachineBusySeconds, readStorageWrittenBytes, builtServerSettings, startServer, type RunningServer } from './server-process.js';
+import { ensureBuild, readCpuSeconds, readMachineBusySeconds, readStorageWrittenBytes, builtServerSettings, startServer, type RunningServer } from './measured-server.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
 import { median, round, summarize } from './stats.js';
 
@@ -302,7 +302,7 @@ async function main(): Promise<void> {
   const chunkChars = readNumber('adversarial-chunk-chars', 16);
   const runCount = readNumber('adversarial-runs', 1);
   const extraNodeArgs = (process.argv.find((argument) => argument.startsWith('--server-node-args='))?.slice(19) ?? '').split(/\s+/).filter(Boolean);
-  for (const warning of ensureBuild(log).warnings) log(`note: ${warning}`);
+  ensureBuild(log);
   const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-adversarial-'));
   const loopFile = path.join(workRoot, 'event-loop.json');
   let standin: StandinProcess | undefined;

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { launchBrowser } from './page-weight.js';
-import { ensureBuild, killAllChildren, builtServerSettings, startServer } from './server-process.js';
+import { ensureBuild, killAllChildren, builtServerSettings, startServer } from './measured-server.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
 import { median, percentile, round } from './stats.js';
 

@@ -11,7 +11,7 @@
 import type { ScriptedReply } from '../../tests/support/ollama-standin.js';
 import { directChat, relayedChat, type StreamRecord } from './hearth-client.js';
 import os from 'node:os';
-import { readCpuSeconds, readMachineBusySeconds, type MemoryWatch } from './server-process.js';
+import { readCpuSeconds, readMachineBusySeconds, type MemoryWatch } from './measured-server.js';
 import type { StandinProcess } from './standin-process.js';
 import { median, round, roundSummary, summarize, type Summary } from './stats.js';
 

@@ -117,11 +117,19 @@ export async function relayedChat(options: RelayedChatOptions): Promise<StreamRe
 
   socket.on('message', (data: Buffer) => {
     const now = performance.now();
+    const payload = data.toString('utf8');
+    // Swaps come as HTML (<hx-partial> frames); streamed text and events as JSON data frames.
+    if (payload.startsWith('<')) {
+      if (payload.includes('class="chat-error"') || payload.includes('chat-message-failed')) {
+        return fail(`the server showed an error: ${payload.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)}`);
+      }
+      return;
+    }
     let frame: { target?: string; swap?: string; content?: string; text?: string; event?: string; conversationId?: number };
     try {
-      frame = JSON.parse(data.toString('utf8'));
+      frame = JSON.parse(payload);
     } catch {
-      return fail(`a frame that is not JSON: ${data.toString('utf8').slice(0, 100)}`);
+      return fail(`a frame that is neither HTML nor JSON: ${payload.slice(0, 100)}`);
     }
     if (frame.event === 'reply-finished') {
       record.finishedAt = now;

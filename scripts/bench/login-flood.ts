@@ -15,7 +15,6 @@
  * before/after comparison. The server runs with TRUST_PROXY=127.0.0.1 so each attacker can claim
  * its own address in X-Forwarded-For (the same as 40 machines on the LAN).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +22,8 @@ import { parseArgs } from 'node:util';
 import bcrypt from 'bcrypt';
 import { cookieHeader, csrfTokenFrom, openChatSocket } from '../../tests/support/test-app.js';
 import { freePort } from '../../tests/support/free-port.js';
-import { projectRoot } from './server-process.js';
+import { startServer, stopServer, waitUntilAnswering } from '../../tests/support/server-process.js';
+import { projectRoot } from './measured-server.js';
 import { startStandinProcess } from './standin-process.js';
 
 const { values } = parseArgs({
@@ -41,19 +41,6 @@ const root = path.resolve(values.root!);
 const addresses = Number(values.addresses);
 const attempts = Number(values.attempts);
 const password = 'the owner password for the flood bench';
-
-async function waitForServer(baseUrl: string, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the server did not start:\n${output()}`);
-}
 
 /** One login as a client at `address` with the cookies in `jar` (none: a new browser). */
 async function logInFrom(baseUrl: string, address: string, guess: string, jar = ''): Promise<{ cookies: string; status: number; busy: boolean }> {
@@ -88,12 +75,8 @@ async function main(): Promise<void> {
   await standin.setReply({ content: 'Hello' });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  let output = '';
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
+  const server = startServer(
+    {
       PORT: String(port),
       DATA_DIR: dataDir,
       MEMORY_FILE: path.join(dataDir, 'memory.md'),
@@ -103,12 +86,10 @@ async function main(): Promise<void> {
       TRUST_PROXY: '127.0.0.1',
       LOG_LEVEL: 'error',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout.on('data', (chunk) => (output += chunk));
-  server.stderr.on('data', (chunk) => (output += chunk));
+    [process.execPath, '--import', 'tsx', path.join(root, 'src', 'server.ts')],
+  );
   try {
-    await waitForServer(baseUrl, () => output);
+    await waitUntilAnswering(server, `${baseUrl}/healthz`);
     const ownerJar = await ownerLogin(baseUrl, '10.200.0.1');
     const socket = await openChatSocket(baseUrl, ownerJar.cookies);
     let turn = 0;
@@ -171,8 +152,7 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    await stopServer(server);
     await standin.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

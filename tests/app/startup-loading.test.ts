@@ -26,7 +26,7 @@ const firstUsePackages = [
   'sanitize-html',
 ];
 
-test('a Hearth that has just started has loaded no ajv; logged in and showing the chat page, no library of a feature not used yet; a photo loads image-size', async (t) => {
+test('a Hearth that has just started, and has shown its login page, has loaded no ajv; logged in and showing the chat page, no library of a feature not used yet; a photo loads image-size', async (t) => {
   const { buildTestApp, csrfTokenFrom } = await import('../support/test-app.js');
   const { uploadPhoto } = await import('../support/photo-upload.js');
   const { smallJpeg } = await import('../support/test-photos.js');
@@ -34,6 +34,10 @@ test('a Hearth that has just started has loaded no ajv; logged in and showing th
   await testApp.app.ready();
   // Route schemas are compiled on their route's first request, socket commands' on their first use.
   assert.equal((await loaded.names()).has('ajv'), false, 'a started app has loaded no ajv');
+  // The first page anyone opens: its query is empty, so its schema needs no compiling yet.
+  const loginPage = await testApp.app.inject({ url: '/login' });
+  assert.equal(loginPage.statusCode, 200);
+  assert.equal((await loaded.names()).has('ajv'), false, 'the login page, opened without a query, loaded no ajv');
   const cookie = await testApp.login();
   const page = await testApp.app.inject({ url: '/', headers: { cookie } });
   assert.equal(page.statusCode, 200);

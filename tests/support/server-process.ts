@@ -14,17 +14,71 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-export function startServer(environment: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', 'src/server.ts']): Running {
+/** The command a person's `npm start` runs once the build is there (`exec node scripts/start.js`), with Node flags first. */
+export const npmStartCommand = (nodeArguments: string[] = []): string[] => [process.execPath, ...nodeArguments, path.join(root, 'scripts', 'start.js')];
+
+export interface StartOptions {
+  /** Write the output to this file instead of keeping it in memory (a long benchmark logs a lot). */
+  logFile?: string;
+}
+
+/**
+ * Hearth (or any command) as a child process in the project folder, with only PATH, HOST and
+ * LOG_LEVEL from here and `environment` on top.
+ */
+export function startServer(environment: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', 'src/server.ts'], options: StartOptions = {}): Running {
   let output = '';
+  const log = options.logFile === undefined ? undefined : fs.openSync(options.logFile, 'a');
   const child = spawn(command[0]!, command.slice(1), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', log ?? 'pipe', log ?? 'pipe'],
   });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  if (log !== undefined) fs.closeSync(log);
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  const fromFile = () => {
+    try {
+      return fs.readFileSync(options.logFile!, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return { child, output: options.logFile === undefined ? () => output : fromFile, exited };
+}
+
+/**
+ * Asks `url` every few milliseconds until anything answers; resolves with performance.now() at the
+ * first answer. Fails when the process exits first or nothing answers in time.
+ */
+export async function waitUntilAnswering(running: Running, url: string, timeoutMs = 30_000): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (running.child.exitCode !== null || running.child.signalCode !== null) {
+      throw new Error(`the process exited (${running.child.exitCode ?? running.child.signalCode}) before ${url} answered:\n${running.output().slice(-4000)}`);
+    }
+    try {
+      // Answered once the headers are here: the body is read only to free the connection.
+      const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(2000) });
+      const answeredAt = performance.now();
+      await response.arrayBuffer().catch(() => undefined);
+      return answeredAt;
+    } catch {
+      // Not listening yet, or too slow to answer this time.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3));
+  }
+  throw new Error(`nothing answered at ${url} within ${timeoutMs} ms:\n${running.output().slice(-4000)}`);
+}
+
+/** SIGTERM, as systemd sends, then SIGKILL if it has not exited after `graceMs`; resolves once it has exited. */
+export async function stopServer(running: Running, graceMs = 12_000): Promise<void> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return;
+  running.child.kill('SIGTERM');
+  const timer = setTimeout(() => running.child.kill('SIGKILL'), graceMs);
+  await running.exited;
+  clearTimeout(timer);
 }
 
 export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {

@@ -19,11 +19,35 @@ type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
 type Serialize = (data: unknown) => string;
 type CompilerBuilder<Compiled> = (externalSchemas: unknown, options: unknown) => (route: RouteSchema) => Compiled;
 
+/**
+ * Whether Ajv, with our options, passes an empty object against this schema unchanged: an object
+ * of optional fields with no defaults and no other rule. Such a schema needs no compiling for a
+ * request that sends none of its fields.
+ */
+function acceptsNothingAsIs(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const { type, properties, title, description, ...rules } = schema as Record<string, unknown>;
+  void title;
+  void description;
+  if (type !== 'object' || Object.keys(rules).length > 0) return false;
+  if (properties === undefined) return true;
+  if (typeof properties !== 'object' || properties === null) return false;
+  return Object.values(properties).every((field) => typeof field === 'object' && field !== null && !('default' in field));
+}
+
+const isEmptyObject = (data: unknown): boolean => typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length === 0;
+
 function buildValidatorOnFirstUse(externalSchemas: unknown, options: unknown): (route: RouteSchema) => Validate {
   let compile: ((route: RouteSchema) => Validate) | undefined;
   return (route) => {
     let validate: Validate | undefined;
+    const passesEmpty = acceptsNothingAsIs(route.schema);
     const validateOnFirstUse: Validate = (data) => {
+      // A page opened without a query (GET /login, the chat) needs no Ajv until something is sent.
+      if (validate === undefined && passesEmpty && isEmptyObject(data)) {
+        validateOnFirstUse.errors = null;
+        return true;
+      }
       // require runs once, with the first compile; later requests use the compiled function alone.
       validate ??= (compile ??= (require('@fastify/ajv-compiler') as { AjvCompiler: () => CompilerBuilder<Validate> }).AjvCompiler()(externalSchemas, options))(route);
       const valid = validate(data);
