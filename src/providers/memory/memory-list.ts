@@ -83,12 +83,12 @@ function entriesFromLines(content: string, from: number, to: number, kind: 'line
     const lineEnd = newline === -1 || newline >= to ? to : newline;
     const line = content.slice(lineStart, lineEnd).replace(/\r$/, '');
     // A list marker on a line read this way (a CRLF file) still marks an item.
-    const prefix = itemPrefix.exec(line)?.[0] ?? '';
+    const prefix = itemPrefix.exec(line)?.[0] ?? /^ {0,3}#{1,6}[ \t]+/.exec(line)?.[0] ?? '';
     const leading = prefix.length || line.length - line.trimStart().length;
     if (line.slice(leading).trim()) {
       entries.push({
         number: 0,
-        kind: prefix ? 'item' : kind,
+        kind: prefix.includes('#') ? 'heading' : prefix ? 'item' : kind,
         text: line.trim().slice(prefix ? prefix.trimStart().length : 0).trim(),
         start: lineStart + leading,
         length: line.trimEnd().length - leading,
