@@ -35,7 +35,7 @@ const itemPrefix = /^( {0,3})([-*+]|\d{1,9}[.)])( {1,4}|$)/;
 export async function readMemoryEntries(content: string): Promise<MemoryEntry[]> {
   const { Lexer } = await import('marked');
   const tokens = Lexer.lex(content, { gfm: true }) as LexedToken[];
-  return entriesFromTokens(content, tokens) ?? entriesFromLines(content, 0, content.length, 'line');
+  return entriesFromTokens(content, tokens) ?? entriesFromLines(content, 0, content.length);
 }
 
 function entriesFromTokens(content: string, tokens: LexedToken[]): MemoryEntry[] | undefined {
@@ -60,7 +60,7 @@ function entriesFromTokens(content: string, tokens: LexedToken[]): MemoryEntry[]
         itemPosition += item.raw.length;
       }
     } else if (token.type === 'paragraph' || token.type === 'text') {
-      entries.push(...entriesFromLines(content, position, position + token.raw.length, 'line'));
+      entries.push(...entriesFromLines(content, position, position + token.raw.length));
     } else if (token.type === 'heading') {
       const body = token.raw.trimEnd();
       entries.push({ kind: 'heading', text: token.text ?? body, start: position, length: body.length, ...removalRange(content, position, position + token.raw.length), indent: '' });
@@ -74,8 +74,8 @@ function entriesFromTokens(content: string, tokens: LexedToken[]): MemoryEntry[]
   return entries.map((entry, index) => ({ ...entry, number: index + 1 }));
 }
 
-/** One entry per non-blank line of [from, to). */
-function entriesFromLines(content: string, from: number, to: number, kind: 'line'): MemoryEntry[] {
+/** One entry per non-blank line of [from, to); a line with a list marker or a heading's #s is read as one. */
+function entriesFromLines(content: string, from: number, to: number): MemoryEntry[] {
   const entries: MemoryEntry[] = [];
   let lineStart = from;
   while (lineStart < to) {
@@ -88,7 +88,7 @@ function entriesFromLines(content: string, from: number, to: number, kind: 'line
     if (line.slice(leading).trim()) {
       entries.push({
         number: 0,
-        kind: prefix.includes('#') ? 'heading' : prefix ? 'item' : kind,
+        kind: prefix.includes('#') ? 'heading' : prefix ? 'item' : 'line',
         text: line.trim().slice(prefix ? prefix.trimStart().length : 0).trim(),
         start: lineStart + leading,
         length: line.trimEnd().length - leading,
