@@ -24,6 +24,7 @@ import { registerSocketsWithShutdown } from './web/http/shutdown.js';
 import { registerStaticFiles } from './web/http/static-files.js';
 import { registerViews } from './web/http/views.js';
 import { registerMemoryRoutes } from './web/memory-page/memory-routes.js';
+import { registerSettingsRoutes } from './web/settings-page/settings-routes.js';
 import { registerPhotoRoutes } from './web/photos/photo-routes.js';
 import type { LocalTlsService } from './web/tls/serve-local-tls.js';
 import { registerToolsRoutes } from './web/tools-page/tools-routes.js';
@@ -134,7 +135,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
     registerTitleRoutes(authenticated, { chatService, store, view });
-    registerMemoryRoutes(authenticated, { memory: services.memory, systemPrompt: services.systemPrompt });
+    registerMemoryRoutes(authenticated, { memory: services.memory });
+    registerSettingsRoutes(authenticated, { systemPrompt: services.systemPrompt });
     registerToolsRoutes(authenticated, { registry: services.registry, approvals: services.approvals, mcp: services.mcp, google: services.google });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);

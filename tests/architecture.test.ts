@@ -22,7 +22,7 @@ const layerRules: LayerRules = {
     {
       rank: 5,
       name: 'web',
-      folders: ['src/web/http', 'src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/photos'],
+      folders: ['src/web/http', 'src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/settings-page', 'src/web/photos'],
     },
     { rank: 6, name: 'shell', folders: ['src', 'scripts', 'scripts/bench', 'tests/support'] },
   ],
@@ -32,7 +32,7 @@ const layerRules: LayerRules = {
     // The Gmail and Calendar tools are Google's.
     ['tools', 'src/providers/google'],
     // Every page and socket may use the shared plugins and helpers, and the login check.
-    ...['src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/photos'].map((folder): [string, string] => [folder, 'src/web/http']),
+    ...['src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/settings-page', 'src/web/photos'].map((folder): [string, string] => [folder, 'src/web/http']),
     ...['src/web/chat'].map((folder): [string, string] => [folder, 'src/web/auth']),
     // The shell: the server starts the app; scripts and the benchmarks use the test harness.
     ['scripts', 'src'],

@@ -59,7 +59,7 @@ test('a hand edit over the cap is still used up to the cap, and the page warns',
   await turnFinished();
   assert.match(standin.requests[0]!.messages[0]!.content, new RegExp(`<memory>\\n${'A'.repeat(60)}BBBB\\n</memory>`));
   const page = await app.inject({ method: 'GET', url: '/memory', headers: { cookie: cookies } });
-  assert.match(page.body, /class="memory-warning"[^>]*>The memory is 70 bytes, over the limit of 64/);
+  assert.match(page.body, /class="memory-fullness memory-warning" role="alert">Memory is over its limit \(109% full\): only the first part reaches the assistant\./);
 });
 
 test('the /memory page edits, lists versions and restores one', async (t) => {
@@ -111,4 +111,90 @@ test('saving an out-of-date editor is refused with the text kept (a concurrent e
   assert.match(response.body, /<textarea id="memory-editor"[^>]*>- my browser edit\n<\/textarea>/);
   assert.match(response.body, /class="memory-current">- edited in vim meanwhile/);
   assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- edited in vim meanwhile\n');
+});
+
+/** The memory page as the browser has it: its cookies, CSRF token and the revision its forms carry. */
+async function openMemoryPage(app: import('../support/test-app.js').TestHearth, cookies: string) {
+  const page = await app.inject({ method: 'GET', url: '/memory', headers: { cookie: cookies } });
+  const jar = cookieHeader(page.headers['set-cookie'], cookies);
+  const revision = /name="revision" value="([^"]*)"/.exec(page.body)![1]!;
+  const post = (url: string, payload: Record<string, string>) =>
+    app.inject({ method: 'POST', url, headers: { cookie: jar }, payload: { revision, _csrf: csrfTokenFrom(page.body), ...payload } });
+  return { page, body: page.body, post };
+}
+
+const entriesOf = (body: string) => [...body.matchAll(/<p class="memory-entry-text">([^<]*)<\/p>/g)].map((match) => match[1]);
+
+test('/memory lists what the assistant remembers, says how full it is in words, and shows no server path', async (t) => {
+  const { app, cookies } = await startMemoryChat(t);
+  fs.writeFileSync(app.memory.file, '- The user is called Ada.\n- Keeps bees <b>in Leeds</b>.\n');
+  const { body } = await openMemoryPage(app, cookies);
+  assert.deepEqual(entriesOf(body), ['The user is called Ada.', 'Keeps bees &lt;b&gt;in Leeds&lt;/b&gt;.']);
+  assert.match(body, /<p id="memory-fullness" class="memory-fullness">Memory is 3% full\.<\/p>/);
+  assert.doesNotMatch(body, /\d+ \/ \d+ bytes/);
+  assert.equal(body.includes(app.memory.file), false, 'no server path on the page');
+  assert.doesNotMatch(body, /system-prompt-editor|\{\{tools\}\}/, 'the system prompt is on /settings');
+  // Each entry has its Edit and Remove; the whole file is one tap away, closed.
+  assert.match(body, /<form method="post" action="\/memory\/entries\/2" class="memory-entry-form">/);
+  assert.match(body, /<form method="post" action="\/memory\/entries\/2\/remove" class="memory-entry-remove">/);
+  assert.match(body, /<details class="memory-file" id="memory-file">\s*<summary class="memory-file-summary">Edit the whole file<\/summary>/);
+});
+
+test('Add, Edit and Remove on /memory rewrite memory.md, each keeping a version', async (t) => {
+  const { app, cookies } = await startMemoryChat(t);
+  fs.writeFileSync(app.memory.file, '- likes tea\n');
+
+  let added = await (await openMemoryPage(app, cookies)).post('/memory/entries', { text: 'keeps bees' });
+  assert.equal(added.statusCode, 303);
+  assert.equal(added.headers.location, '/memory?saved=added#memory-list');
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes tea\n- keeps bees\n');
+
+  const edited = await (await openMemoryPage(app, cookies)).post('/memory/entries/1', { text: 'likes green tea' });
+  assert.equal(edited.statusCode, 303);
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes green tea\n- keeps bees\n');
+
+  const removed = await (await openMemoryPage(app, cookies)).post('/memory/entries/2/remove', {});
+  assert.equal(removed.statusCode, 303);
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes green tea\n');
+  const { body } = await openMemoryPage(app, cookies);
+  assert.deepEqual(entriesOf(body), ['likes green tea']);
+  assert.deepEqual(app.memory.versions().map((version) => version.author), ['browser', 'browser', 'browser', 'hand edit']);
+
+  added = await (await openMemoryPage(app, cookies)).post('/memory/entries', { text: '   ' });
+  assert.equal(added.statusCode, 400);
+  assert.match(added.body, /Write what the assistant should remember/);
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes green tea\n');
+});
+
+test('a hand-edited memory that is not a list (with Windows line ends) shows line by line, and a change keeps the rest of it', async (t) => {
+  const { app, cookies } = await startMemoryChat(t);
+  const handEdited = '# Ada\r\n\r\nName: Ada\r\nLikes: tea\r\n\r\n> Never before 10.\r\n';
+  fs.writeFileSync(app.memory.file, handEdited);
+  const memoryPage = await openMemoryPage(app, cookies);
+  assert.deepEqual(entriesOf(memoryPage.body), ['Name: Ada', 'Likes: tea', '&gt; Never before 10.']);
+  const response = await memoryPage.post('/memory/entries/3', { text: 'Likes: green tea' });
+  assert.equal(response.statusCode, 303);
+  // Saved with \n line ends, as every save from the browser is.
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), handEdited.replace('Likes: tea', 'Likes: green tea').replace(/\r\n/g, '\n'));
+});
+
+test('an Add over the size cap is refused in plain words and writes nothing', async (t) => {
+  const { app, cookies } = await startMemoryChat(t, { MEMORY_MAX_BYTES: '64' });
+  fs.writeFileSync(app.memory.file, '- likes tea\n');
+  const response = await (await openMemoryPage(app, cookies)).post('/memory/entries', { text: 'keeps bees and hens and a small goat called Pip on the allotment' });
+  assert.equal(response.statusCode, 409);
+  assert.match(response.body, /role="alert">There is no room for that: it would make the memory 123% full\. Remove or shorten something first\.</);
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- likes tea\n');
+});
+
+test('Remove on a page that is out of date writes nothing and shows the memory as it is now', async (t) => {
+  const { app, cookies } = await startMemoryChat(t);
+  fs.writeFileSync(app.memory.file, '- one\n- two\n');
+  const memoryPage = await openMemoryPage(app, cookies);
+  fs.writeFileSync(app.memory.file, '- two\n- three\n');
+  const response = await memoryPage.post('/memory/entries/1/remove', {});
+  assert.equal(response.statusCode, 409);
+  assert.match(response.body, /The memory changed since this page showed it/);
+  assert.deepEqual(entriesOf(response.body), ['two', 'three']);
+  assert.equal(fs.readFileSync(app.memory.file, 'utf8'), '- two\n- three\n');
 });

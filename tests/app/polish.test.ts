@@ -92,7 +92,7 @@ test('/send refuses a missing CSRF token and shows an unsendable message back in
 
 test('every page has exactly one h1; the thread is not a live region, a status element is', async (t) => {
   const { app, get } = await loggedIn(t);
-  const urls = ['/', '/memory', '/tools', '/c/12345'];
+  const urls = ['/', '/memory', '/settings', '/tools', '/c/12345'];
   const pages = [...(await Promise.all(urls.map(get))), await app.inject({ method: 'GET', url: '/login' })];
   pages.forEach((page, index) => assert.equal((page.body.match(/<h1[\s>]/g) ?? []).length, 1, `one h1 on ${urls[index] ?? '/login'}`));
   const chat = pages[0]!.body;
@@ -116,12 +116,14 @@ test('the model picker says "No models installed" only when Ollama answered with
   assert.match(downPage.body, /class="button chat-retry" href="">Retry<\/a>/);
 });
 
-test('the memory page: 16 px editors, a live byte counter hook, and a reset that asks first', async (t) => {
+test('the memory and settings pages: 16 px editors, a live fullness hook, and a reset that asks first', async (t) => {
   const { get } = await loggedIn(t);
   const page = (await get('/memory')).body;
-  assert.match(page, /<span class="memory-size" id="memory-size" data-max-bytes="\d+">/);
-  assert.match(page, /id="system-prompt-reset" data-confirm="[^"]+"/);
+  assert.match(page, /<span class="memory-size" id="memory-size" data-max-bytes="\d+">0% full<\/span>/);
   assert.match(page, /<script src="\/static\/memory.js"><\/script>/);
+  // Reset is behind a question that opens first; the button that resets is inside it.
+  const settings = (await get('/settings')).body;
+  assert.match(settings, /<details class="system-prompt-reset-ask"[^>]*>\s*<summary class="button">Reset to default…<\/summary>\s*<p>Replace your system prompt with the default\?[^<]*<\/p>\s*<button[^>]*id="system-prompt-reset">/);
   const css = fs.readFileSync(path.join(projectRoot, 'public', 'app.css'), 'utf8');
   const rule = /#memory-editor, #system-prompt-editor \{([^}]*)\}/.exec(css)![1]!;
   const size = /font:\s*(\d+)px/.exec(rule);

@@ -15,7 +15,7 @@ test('an anonymous request\'s body is never read: refused before parsing', async
   app.addHook('preParsing', async (request) => {
     if (request.method === 'POST') bodiesRead += 1;
   });
-  for (const url of ['/memory', '/memory/prompt', '/c/1']) {
+  for (const url of ['/memory', '/settings/prompt', '/c/1']) {
     const response = await app.inject({
       method: url === '/c/1' ? 'DELETE' : 'POST',
       url,
@@ -37,14 +37,15 @@ test('the login form and unknown routes take small bodies only; logged-in pages 
   assert.equal(unknown.statusCode, 413);
 
   const cookies = await login();
-  const memoryPage = await app.inject({ url: '/memory', headers: { cookie: cookies } });
+  const settingsPage = await app.inject({ url: '/settings', headers: { cookie: cookies } });
   const prompt = await app.inject({
     method: 'POST',
-    url: '/memory/prompt',
-    headers: { cookie: cookieHeader(memoryPage.headers['set-cookie'], cookies), 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `template=${'x'.repeat(200 * 1024)}&_csrf=${encodeURIComponent(csrfTokenFrom(memoryPage.body))}`,
+    url: '/settings/prompt',
+    headers: { cookie: cookieHeader(settingsPage.headers['set-cookie'], cookies), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `template=${'x'.repeat(200 * 1024)}&_csrf=${encodeURIComponent(csrfTokenFrom(settingsPage.body))}`,
   });
   assert.equal(prompt.statusCode, 303, 'a 200 KB prompt template is accepted from the owner');
+  assert.equal(prompt.headers.location, '/settings?saved=prompt');
 });
 
 /** Opens a raw connection, sends headers promising a body and a few bytes of it, then goes quiet. */

@@ -126,6 +126,25 @@ test('the set-up page needs no login and serves the CA as a certificate file and
   assert.deepEqual(found.data, [caDer]);
 });
 
+test("the set-up page shows this phone's steps first, the other phone's folded away, and ends on an Open Hearth button", async (t) => {
+  const { app, port } = await startAutoTls(t);
+  const pageFor = async (userAgent: string) => (await app.inject({ url: '/setup', headers: { 'user-agent': userAgent } })).body;
+  const iphone = await pageFor('Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1');
+  assert.match(iphone, /<h1 class="setup-title">Set up this iPhone or iPad for Hearth<\/h1>/);
+  assert.ok(iphone.indexOf('id="setup-download-profile"') < iphone.indexOf('<details class="setup-other" id="setup-android-steps">'), 'profile first');
+  assert.ok(iphone.indexOf('<details class="setup-other" id="setup-android-steps">') < iphone.indexOf('id="setup-download-certificate"'), 'Android folded away');
+  assert.match(iphone, new RegExp(`<a id="setup-open-hearth-secure" class="button button-primary setup-open-button" href="https://[^"]+:${port}/">Open Hearth</a>`));
+
+  const android = await pageFor('Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36');
+  assert.match(android, /<h1 class="setup-title">Set up this Android phone for Hearth<\/h1>/);
+  assert.ok(android.indexOf('id="setup-download-certificate"') < android.indexOf('<details class="setup-other" id="setup-iphone-steps">'), 'certificate first');
+  assert.ok(android.indexOf('<details class="setup-other" id="setup-iphone-steps">') < android.indexOf('id="setup-download-profile"'), 'iPhone folded away');
+
+  const computer = await pageFor('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36');
+  assert.match(computer, /<details class="setup-other" id="setup-iphone-steps">[\s\S]*<details class="setup-other" id="setup-android-steps">/, 'both offered');
+  assert.equal((await app.inject({ url: '/setup' })).headers.vary, 'User-Agent');
+});
+
 test('the plain-HTTP set-up listener serves only the set-up page and CA; everything else goes to HTTPS', async (t) => {
   const { port, localTls, caPem } = await startAutoTls(t);
   await localTls.announce();

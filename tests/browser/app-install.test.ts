@@ -50,7 +50,7 @@ test('on localhost the worker registers, keeps no private page, and shows the of
 
   // Private pages, loaded while the worker is in control, go to the network and are never kept.
   await page.goto(`${baseUrl}/memory`);
-  await page.locator('textarea#memory-editor').waitFor();
+  await page.locator('textarea#memory-editor').waitFor({ state: 'attached' }); // inside "Edit the whole file"
   await page.goto(`${baseUrl}/`);
   assertNoPageErrors(page);
   const cached = await cachedPaths(page);

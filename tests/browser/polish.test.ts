@@ -2,7 +2,7 @@
  * Everyday chat on a phone, in a real Chromium at 390x844 with touch: no accessibility
  * violations (axe-core) on the login, chat and memory pages; the chat form works with no
  * JavaScript and before the socket is open; finished replies are announced once; the memory
- * page counts bytes as you type and asks before resetting the system prompt.
+ * page says how full it is as you type, and the settings page asks before resetting the system prompt.
  */
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
@@ -55,6 +55,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
 
     await page.goto(`${baseUrl}/memory`);
     assert.deepEqual(await violationsOf(page), [], 'memory page');
+    await page.goto(`${baseUrl}/settings`);
+    assert.deepEqual(await violationsOf(page), [], 'settings page');
     assertNoPageErrors(page);
   });
 }
@@ -120,32 +122,28 @@ test('a finished reply is announced once in the status region; the thread is not
   assertNoPageErrors(page);
 });
 
-test('memory page: the byte counter follows typing (UTF-8), and Reset to default asks first', async (t) => {
-  const testApp = await buildTestApp(t);
+test('memory page: how full the whole file would be follows typing (UTF-8); the settings page asks before resetting the system prompt', async (t) => {
+  const testApp = await buildTestApp(t, { environment: { MEMORY_MAX_BYTES: '100' } });
   const baseUrl = await testApp.listen();
   const { page } = await newPage(t, browser, phone);
   await loginInBrowser(page, baseUrl);
   await page.goto(`${baseUrl}/memory`);
+  await page.locator('#memory-file > summary').click();
   await page.locator('#memory-editor').fill('héllo');
-  assert.match(await page.locator('#memory-size').innerText(), /^6 \/ \d+ bytes$/);
+  assert.equal(await page.locator('#memory-size').innerText(), '6% full', '6 bytes of 100: é is two bytes');
   assert.equal(await page.locator('#memory-editor').evaluate((element) => getComputedStyle(element).fontSize), '16px');
 
+  await page.goto(`${baseUrl}/settings`);
   const editor = page.locator('#system-prompt-editor');
   await editor.fill('My own prompt {{memory}}');
   await page.locator('#system-prompt-save').click();
   await page.waitForURL(/saved=prompt/);
-  const dialogs: string[] = [];
-  page.once('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  await page.locator('#system-prompt-reset').click();
-  assert.equal(dialogs.length, 1);
-  assert.match(dialogs[0]!, /default/);
-  assert.equal(await page.locator('#system-prompt-editor').inputValue(), 'My own prompt {{memory}}', 'dismissed: nothing reset');
-  page.once('dialog', (dialog) => void dialog.accept());
+  assert.equal(await page.locator('#system-prompt-reset').isVisible(), false, 'the reset button is behind its question');
+  await page.locator('#system-prompt-reset-ask > summary').click();
+  assert.match(await page.locator('#system-prompt-reset-ask').innerText(), /Replace your system prompt with the default\?/);
+  assert.equal(await page.locator('#system-prompt-editor').inputValue(), 'My own prompt {{memory}}', 'asked: nothing reset yet');
   await Promise.all([page.waitForURL(/saved=prompt/), page.locator('#system-prompt-reset').click()]);
-  assert.notEqual(await page.locator('#system-prompt-editor').inputValue(), 'My own prompt {{memory}}', 'accepted: reset to default');
+  assert.notEqual(await page.locator('#system-prompt-editor').inputValue(), 'My own prompt {{memory}}', 'confirmed: reset to default');
   assertNoPageErrors(page);
 });
 

@@ -36,6 +36,7 @@ test('a page on another port of this host cannot plant a CSRF pair and rewrite t
   const { test: testApp, baseUrl, page } = await chatPage.openChat(t, browser);
   const memoryFile = testApp.config.memoryFile;
   await page.goto(`${baseUrl}/memory`);
+  await page.locator('#memory-file > summary').click(); // "Edit the whole file"
   await page.locator('textarea#memory-editor').fill('- the owner likes tea\n');
   await Promise.all([page.waitForURL(/saved=memory/), page.locator('button#memory-save').click()]);
   const before = fs.readFileSync(memoryFile, 'utf8');
@@ -68,6 +69,7 @@ test('a page on another port of this host cannot plant a CSRF pair and rewrite t
 
   // The owner's own form still works in the same browser.
   await page.goto(`${baseUrl}/memory`);
+  await page.locator('#memory-file > summary').click();
   await page.locator('textarea#memory-editor').fill('- the owner likes coffee now\n');
   await Promise.all([page.waitForURL(/saved=memory/), page.locator('button#memory-save').click()]);
   assert.match(fs.readFileSync(memoryFile, 'utf8'), /likes coffee now/);

@@ -2,25 +2,20 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { formatWhen } from '../http/format-when.js';
 import { fields, idParams, text } from '../http/request-schemas.js';
 import type { MemoryFile, MemorySnapshot } from '../../providers/memory/memory-file.js';
-
-/** The system prompt's template, edited on the same page (the prompt builder provides it). */
-export interface PromptTemplateFile {
-  readonly defaultTemplate: string;
-  readTemplate(): Promise<string>;
-  saveTemplate(text: string): Promise<void>;
-}
+import { changeMemoryList, memoryPercentFull, readMemoryEntries, type MemoryEntry, type MemoryListChange } from '../../providers/memory/memory-list.js';
 
 export interface MemoryRoutesDependencies {
   memory: MemoryFile;
-  systemPrompt: PromptTemplateFile;
 }
 
 interface MemoryPageState {
-  /** What the editor shows: the file, or the person's unsaved text after a conflict. */
+  /** What the whole-file editor shows: the file, or the person's unsaved text after a conflict. */
   editorText?: string;
   notice?: string;
   error?: string;
   conflict?: MemorySnapshot;
+  /** The whole file is open (after a problem with it, so the person sees their text). */
+  fileOpen?: boolean;
 }
 
 const preview = (text: string) => {
@@ -28,9 +23,26 @@ const preview = (text: string) => {
   return line.length > 140 ? `${line.slice(0, 139)}…` : line || '(empty)';
 };
 
-/** The /memory page: edit memory.md, see and restore every version, edit the system prompt. */
+/** How full the memory is, in words a person reads at a glance. */
+function describeFullness(snapshot: MemorySnapshot | undefined): string {
+  if (!snapshot || snapshot.bytes === 0) return 'Memory is empty.';
+  const percent = memoryPercentFull(snapshot.bytes, snapshot.maxBytes);
+  if (snapshot.overCap) return `Memory is over its limit (${percent}% full): only the first part reaches the assistant. Remove or shorten something.`;
+  return `Memory is ${percent}% full.`;
+}
+
+const notices: Record<string, string> = {
+  memory: 'Memory saved.',
+  unchanged: 'Nothing changed: the memory already says exactly this.',
+  restored: 'Version restored.',
+  added: 'Added.',
+  edited: 'Changed.',
+  removed: 'Removed. Past versions below can bring it back.',
+};
+
+/** The /memory page: what the assistant remembers as a list, the whole file, and every version. */
 export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryRoutesDependencies): void {
-  const { memory, systemPrompt } = dependencies;
+  const { memory } = dependencies;
 
   async function renderPage(reply: FastifyReply, state: MemoryPageState = {}, status = 200) {
     let snapshot: MemorySnapshot | undefined;
@@ -40,32 +52,33 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
     } catch (error) {
       readError = (error as Error).message;
     }
+    const entries: MemoryEntry[] = snapshot ? await readMemoryEntries(snapshot.content) : [];
     const versions = memory.versions(50).map((version) => ({
       id: version.id,
       author: version.author,
       when: formatWhen(version.createdAt),
       preview: preview(version.content),
-      bytes: Buffer.byteLength(version.content, 'utf8'),
     }));
     return reply.code(status).view('memory', {
       title: 'Memory',
-      file: memory.file,
       maxBytes: memory.maxBytes,
       snapshot,
+      entries,
+      fullness: describeFullness(snapshot),
+      percentFull: snapshot ? Math.min(100, memoryPercentFull(snapshot.bytes, memory.maxBytes)) : 0,
       editorText: state.editorText ?? snapshot?.content ?? '',
+      fileOpen: Boolean(state.fileOpen || state.conflict),
       notice: state.notice,
       error: state.error ?? readError,
       conflict: state.conflict,
       versions,
-      template: await systemPrompt.readTemplate(),
       csrfToken: reply.generateCsrf(),
     });
   }
 
-  app.get<{ Querystring: { saved?: string } }>('/memory', { schema: { querystring: fields({ saved: text('notice') }) } }, (request, reply) => {
-    const notices: Record<string, string> = { memory: 'Memory saved.', unchanged: 'Nothing changed: the memory already says exactly this.', restored: 'Version restored.', prompt: 'System prompt saved.' };
-    return renderPage(reply, { notice: notices[request.query.saved ?? ''] });
-  });
+  app.get<{ Querystring: { saved?: string } }>('/memory', { schema: { querystring: fields({ saved: text('notice') }) } }, (request, reply) =>
+    renderPage(reply, { notice: notices[request.query.saved ?? ''] }),
+  );
 
   // The content is required: a post without it would otherwise empty the memory.
   const memoryForm = fields({ content: text('memory text'), revision: text('revision') }, ['content']);
@@ -84,8 +97,35 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
         409,
       );
     }
-    return renderPage(reply, { editorText: content, error: result.message }, 500);
+    return renderPage(reply, { editorText: content, error: result.message, fileOpen: true }, 500);
   });
+
+  /** One entry added, changed or removed; the page again, saying what happened. */
+  async function changeList(reply: FastifyReply, revision: string, change: MemoryListChange, done: string) {
+    const result = await changeMemoryList(memory, revision, change);
+    if (result.ok) return reply.redirect(`/memory?saved=${result.unchanged ? 'unchanged' : done}#memory-list`, 303);
+    const status = result.reason === 'unwritable' ? 500 : 409;
+    return renderPage(reply, { error: result.message }, status);
+  }
+
+  const entryForm = fields({ text: text('what to remember'), revision: text('revision') }, ['text', 'revision']);
+  app.post<{ Body: { text: string; revision: string } }>('/memory/entries', { schema: { body: entryForm } }, (request, reply) => {
+    if (!request.body.text.trim()) return renderPage(reply, { error: 'Write what the assistant should remember, then tap Add.' }, 400);
+    return changeList(reply, request.body.revision, { action: 'add', text: request.body.text }, 'added');
+  });
+
+  app.post<{ Params: { id: number }; Body: { text: string; revision: string } }>(
+    '/memory/entries/:id',
+    { schema: { params: idParams('entry'), body: entryForm } },
+    (request, reply) => changeList(reply, request.body.revision, { action: 'edit', entry: request.params.id, text: request.body.text }, 'edited'),
+  );
+
+  const removeForm = fields({ revision: text('revision') }, ['revision']);
+  app.post<{ Params: { id: number }; Body: { revision: string } }>(
+    '/memory/entries/:id/remove',
+    { schema: { params: idParams('entry'), body: removeForm } },
+    (request, reply) => changeList(reply, request.body.revision, { action: 'remove', entry: request.params.id }, 'removed'),
+  );
 
   app.post<{ Params: { id: number } }>('/memory/versions/:id/restore', { schema: { params: idParams('version') } }, async (request, reply) => {
     const version = memory.version(request.params.id);
@@ -93,16 +133,5 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
     const result = await memory.write(version.content, 'restore');
     if (!result.ok) return renderPage(reply, { error: result.message }, 500);
     return reply.redirect('/memory?saved=restored', 303);
-  });
-
-  const promptForm = fields({ template: text('system prompt', { default: '' }), reset: text('reset') });
-  app.post<{ Body: { template: string; reset?: string } }>('/memory/prompt', { schema: { body: promptForm } }, async (request, reply) => {
-    const template = request.body.reset ? systemPrompt.defaultTemplate : request.body.template;
-    try {
-      await systemPrompt.saveTemplate(template);
-    } catch (error) {
-      return renderPage(reply, { error: `The system prompt could not be saved: ${(error as Error).message}` }, 500);
-    }
-    return reply.redirect('/memory?saved=prompt', 303);
   });
 }

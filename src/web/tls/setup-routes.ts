@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CertificateNames } from './certificates.js';
 import { ownHostForUrl } from './machine-names.js';
 import { caMobileConfig, certificateFingerprint } from './phone-profiles.js';
+import { phonePlatformOf } from './phone-platform.js';
 
 export const setupPaths = {
   page: '/setup',
@@ -32,7 +33,9 @@ export function registerSetupRoutes(app: FastifyInstance, options: SetupRouteOpt
 
   app.get(setupPaths.page, async (request, reply) => {
     const host = ownHostForUrl(request, options.machineNames());
-    return reply.header('cache-control', 'no-store').view('setup', {
+    // The page differs by phone (its own steps first), so a cache must not hand one to another.
+    return reply.header('cache-control', 'no-store').header('vary', 'User-Agent').view('setup', {
+      platform: phonePlatformOf(request.headers['user-agent']),
       httpsAddress: `https://${host}:${options.httpsPort()}/`,
       secure: request.protocol === 'https',
       commonName,
