@@ -8,6 +8,7 @@ import type { Tool } from '../../engine/tools/tool.js';
 import { describeToolCall } from './tool-card-headline.js';
 import type { StoredAttachment } from '../../storage/attachment-store.js';
 import { plainNotice, readStoredError, type ErrorNotice } from '../../replies/error-notice.js';
+import type { ModelPicker } from './model-picker.js';
 
 export interface MessageView {
   id: number;
@@ -194,6 +195,9 @@ export function createChatView(eta: Eta) {
       eta.render('./partials/chat-title', title),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),
+    /** The options of select#model-select, `model` selected. */
+    modelOptions: (picker: Pick<ModelPicker, 'groups' | 'empty' | 'emptyLabel'>, model: string | undefined) =>
+      eta.render('./partials/model-options', { modelGroups: picker.groups, model, noModels: picker.empty, noModelsLabel: picker.emptyLabel }),
     /** A notice in the thread; plain text is all headline. */
     chatError: (notice: ErrorNotice | string) => eta.render('./partials/chat-error', { notice: typeof notice === 'string' ? plainNotice(notice) : notice }),
   };
