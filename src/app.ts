@@ -7,6 +7,7 @@ import type { Services } from './services.js';
 import { isAuthenticated, requireLogin, requireOwnOriginForChanges, requireSameOriginSocket } from './web/auth/auth-guard.js';
 import { loginFormToken, preventCaching, registerAuthRoutes } from './web/auth/auth-routes.js';
 import { loginEndsAt, slideSession } from './web/auth/session-lifetime.js';
+import { registerModelRoutes } from './web/chat/model-routes.js';
 import { registerChatRoutes } from './web/chat/chat-routes.js';
 import { registerChatSocket } from './web/chat/chat-socket.js';
 import { registerExportRoutes } from './web/chat/export-routes.js';
@@ -128,9 +129,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     authenticated.addHook('onRequest', async (request) => slideSession(request, services.sessionSliding));
     // Every POST, PUT, PATCH and DELETE in here needs the session's CSRF token; routes need not ask.
     registerCsrfCheck(authenticated);
-    const { store, hub, chatModel, chatService, view, reader, visionModels, toolCalls, attachments } = services;
+    const { store, hub, chatModel, chatService, view, reader, toolCalls, attachments } = services;
     const hasGoogleAccount = () => services.google.listAccounts().length > 0;
-    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels, hasGoogleAccount });
+    registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, hasGoogleAccount });
+    registerModelRoutes(authenticated, { chatModel, chatService, view });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });

@@ -203,6 +203,7 @@ export async function createServices(options: ServiceOptions) {
     chatModel,
     replyRunner,
     configuredModel: config.defaultModel,
+    settings,
     attachments,
     visionModels,
     toolCalls,

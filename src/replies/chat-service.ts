@@ -8,9 +8,10 @@ import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, StoredMessage } from '../storage/conversation-store.js';
 import { titleFromMessage } from '../storage/conversation-store.js';
 import type { FreeSpaceReclaimer } from '../storage/free-space.js';
+import { lastModelSetting, type SettingsStore } from '../storage/settings-store.js';
 import type { ToolCallStore } from '../storage/tool-call-store.js';
 import { ChatInputError } from './chat-input-error.js';
-import { noModelNotice } from './error-notice.js';
+import { noModelNotice, plainNotice } from './error-notice.js';
 import type { ReplyHub } from './reply-hub.js';
 import type { ReplyRunner } from './reply-runner.js';
 import type { ChatTitles } from './chat-titles.js';
@@ -40,6 +41,8 @@ export interface SendRequest {
   model: string | undefined;
   /** Photos uploaded for this message (POST /attachments), in order. */
   attachmentIds?: number[];
+  /** false: a thinking model is asked not to think for this reply. */
+  think?: boolean;
 }
 
 export interface SendResult {
@@ -57,8 +60,10 @@ export interface ChatServiceDependencies {
   hub: ReplyHub;
   chatModel: ChatModel;
   replyRunner: ReplyRunner;
-  /** The model for a new chat when none is chosen (OLLAMA_MODEL). */
+  /** The model for a new chat when none is chosen and none was used before (OLLAMA_MODEL). */
   configuredModel: string | undefined;
+  /** Where the model last picked or sent with is kept, for the next new chat. */
+  settings: Pick<SettingsStore, 'get' | 'set'>;
   attachments: AttachmentStore;
   visionModels: VisionModels;
   toolCalls: Pick<ToolCallStore, 'get'>;
@@ -77,7 +82,7 @@ export interface ChatServiceDependencies {
 const defaultUndoDeleteMs = 20_000;
 
 export function createChatService(dependencies: ChatServiceDependencies) {
-  const { store, hub, chatModel, replyRunner, attachments, visionModels, toolCalls, approvals, tools, freeSpace } = dependencies;
+  const { store, hub, chatModel, replyRunner, attachments, visionModels, toolCalls, approvals, tools, freeSpace, settings } = dependencies;
   const undoDeleteMs = dependencies.undoDeleteMs ?? defaultUndoDeleteMs;
   /** One timer per deletion, each purging what is past its window then; stopped with the server. */
   const purgeTimers = new Set<NodeJS.Timeout>();
@@ -112,16 +117,25 @@ export function createChatService(dependencies: ChatServiceDependencies) {
 
   /** Refused, not dropped: a photo the model cannot see would leave the person thinking it did. */
   async function requireVision(model: string): Promise<void> {
-    if (!(await visionModels.canSee(model))) throw new ChatInputError(await visionModels.refusal(model));
+    if (await visionModels.canSee(model)) return;
+    const refusal = await visionModels.refusal(model);
+    throw new ChatInputError(refusal.text, { ...plainNotice(refusal.text), ...(refusal.switchTo ? { switchModel: refusal.switchTo } : {}) });
   }
 
+  /**
+   * The model a new chat opens with: the one last picked or sent with, while it is still offered;
+   * else OLLAMA_MODEL; else the first listed.
+   */
   async function defaultModel(): Promise<string | undefined> {
-    if (dependencies.configuredModel) return dependencies.configuredModel;
-    try {
-      return (await chatModel.listModels())[0];
-    } catch {
-      return undefined;
-    }
+    const remembered = settings.get(lastModelSetting);
+    const listed = await chatModel.listModels().catch(() => undefined);
+    if (remembered && listed?.includes(remembered)) return remembered;
+    return dependencies.configuredModel || listed?.[0];
+  }
+
+  /** The person chose this model (picked it, or sent with it): the next new chat opens with it. */
+  function rememberModel(model: string | undefined): void {
+    if (model && model !== settings.get(lastModelSetting)) settings.set(lastModelSetting, model);
   }
 
   /** The message text, trimmed; empty only when photos go with it. */
@@ -157,8 +171,9 @@ export function createChatService(dependencies: ChatServiceDependencies) {
     changeableMessage(messageId);
   }
 
-  /** The model asked for (the picker), else the chat's; saved on the chat when it changes. */
+  /** The model asked for (the picker), else the chat's; saved on the chat when it changes, and remembered for new chats. */
   function useModel(conversation: Conversation, requested: string | undefined): Conversation {
+    rememberModel(requested);
     if (!requested || requested === conversation.model) return conversation;
     store.setConversationModel(conversation.id, requested);
     return { ...conversation, model: requested };
@@ -178,6 +193,18 @@ export function createChatService(dependencies: ChatServiceDependencies) {
 
   return {
     defaultModel,
+
+    /**
+     * The person picked a model (in the picker, or by the one-tap switch a photo refusal offers):
+     * remembered for new chats, and saved on the open chat, which keeps it from then on.
+     */
+    async chooseModel(request: { model: string; conversationId?: number | undefined }): Promise<void> {
+      const listed = await chatModel.listModels().catch(() => [] as string[]);
+      if (!listed.includes(request.model)) throw new ChatInputError(`The model "${request.model}" is not offered now. Reload the page to see the models there are.`);
+      const conversation = request.conversationId === undefined ? undefined : store.getConversation(request.conversationId);
+      if (conversation) useModel(conversation, request.model);
+      else rememberModel(request.model);
+    },
 
     /**
      * Replaces one of the person's messages with new text and answers it again. The old message
@@ -253,6 +280,7 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       }
       await checkPhotos(photoIds, model);
       const created = !conversation;
+      if (created) rememberModel(request.model);
       conversation = conversation
         ? useModel(conversation, model)
         : store.createConversation(text ? titleFromMessage(text) : photoIds.length > 1 ? 'Photos' : 'Photo', model);
@@ -263,7 +291,7 @@ export function createChatService(dependencies: ChatServiceDependencies) {
       beforeReply?.(conversation, created);
       hub.publish(conversation.id, { type: 'message-added', messageId: userMessage.id });
       hub.publish(conversation.id, { type: 'message-added', messageId: assistantMessage.id });
-      const turn = replyRunner.runTurn(conversation, assistantMessage);
+      const turn = replyRunner.runTurn(conversation, assistantMessage, request.think === false ? { think: false } : {});
       hub.track(turn);
       // In the background, after the reply: the person reads the reply first, the title follows.
       const { titles } = dependencies;

@@ -93,7 +93,7 @@ export function createChatTitles(dependencies: ChatTitlesDependencies) {
   /** The model's answer, read only up to a few hundred characters. */
   async function askModel(model: string, messages: ChatTurn[]): Promise<string> {
     const signal = AbortSignal.any([AbortSignal.timeout(titleTimeoutMs), stopping.signal]);
-    const stream = await chatModel.streamReply({ model, messages, think: false, contextTokens: await dependencies.contextTokensFor(model), signal });
+    const stream = await chatModel.streamReply({ model, messages, contextTokens: await dependencies.contextTokensFor(model), signal });
     // Reasoning written inline (<think>…</think>) is counted as thinking, as the reply itself does.
     const splitter = new ThinkTagSplitter();
     let answer = '';

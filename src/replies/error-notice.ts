@@ -11,6 +11,8 @@ export interface ErrorNotice {
   headline: string;
   details: string;
   retry: boolean;
+  /** A model to switch this chat to in one tap (a photo refused by a model that cannot see). */
+  switchModel?: { value: string; name: string };
 }
 
 /**

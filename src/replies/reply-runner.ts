@@ -45,6 +45,12 @@ const replyReserveTokens = 1024;
 const defaultContextTokens = 8192;
 
 /** The context a model runs with for Hearth's requests: its own, up to 8192 tokens (a bigger one costs memory and speed). */
+/** What the person asked of one turn beyond its messages. */
+export interface TurnOptions {
+  /** false: a thinking model is asked not to think (the composer's "no thinking" switch). */
+  think?: boolean;
+}
+
 export function contextTokensOf(description: { contextLength: number | undefined }): number {
   return Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens);
 }
@@ -119,7 +125,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     imagesByMessage: Map<number, string[]>;
     reply: ActiveReply;
     system: ChatTurn;
-    think: boolean;
+    /** Asks a thinking model for its reasoning (true) or not to think (false); undefined for other models. */
+    think: boolean | undefined;
     /** The model can see pictures (Ollama's `vision` capability). */
     vision: boolean;
     contextTokens: number;
@@ -187,7 +194,10 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
   }
 
   /** Memory, model details and system prompt for a new turn. */
-  async function prepareTurn(conversation: Conversation): Promise<{ system: ChatTurn; think: boolean; vision: boolean; contextTokens: number; memoryRevision: string }> {
+  async function prepareTurn(
+    conversation: Conversation,
+    options: TurnOptions,
+  ): Promise<{ system: ChatTurn; think: boolean | undefined; vision: boolean; contextTokens: number; memoryRevision: string }> {
     const snapshot = await memory.read().catch((error: Error) => {
       hub.publish(conversation.id, { type: 'notice', text: `${error.message} The reply goes on without memory.` });
       return undefined;
@@ -199,14 +209,15 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     if (prompt.outsideText) store.markOutsideText(conversation.id);
     return {
       system: { role: 'system', content: prompt.content },
-      think: description.capabilities.includes('thinking'),
+      // Only a model that thinks is told anything about thinking: Ollama refuses `think` from the others.
+      think: description.capabilities.includes('thinking') ? options.think !== false : undefined,
       vision: description.capabilities.includes('vision'),
       contextTokens: contextTokensOf(description),
       memoryRevision: snapshot?.revision ?? '',
     };
   }
 
-  async function runTurn(conversation: Conversation, firstMessage: StoredMessage): Promise<void> {
+  async function runTurn(conversation: Conversation, firstMessage: StoredMessage, options: TurnOptions = {}): Promise<void> {
     const stopController = new AbortController();
     const reply: ActiveReply = {
       conversationId: conversation.id,
@@ -232,7 +243,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       stopController.signal.reason === 'shutdown' ? { status: 'failed', error: serverStoppedText } : { status: 'stopped' };
 
     try {
-      const prepared = await prepareTurn(conversation);
+      const prepared = await prepareTurn(conversation, options);
       const historyStart = store.historyStart(conversation.id, prepared.contextTokens * charactersPerToken);
       const imagesByMessage = dependencies.attachments.imagesForConversation(conversation.id, historyStart);
       const setup: TurnSetup = { conversation, reply, saveDraft, roundText, stop: stopController.signal, historyStart, imagesByMessage, ...prepared };

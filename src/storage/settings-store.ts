@@ -1,6 +1,9 @@
 import type { SqliteDatabase } from './database.js';
 
-/** Small persistent values the server generates for itself (password hash, session secret). */
+/** The model the person last picked or sent with: a new chat starts with it. */
+export const lastModelSetting = 'chat.last-model';
+
+/** Small persistent values: those the server generates for itself (password hash, session secret) and the person's choices. */
 export interface SettingsStore {
   get(key: string): string | undefined;
   set(key: string, value: string): void;

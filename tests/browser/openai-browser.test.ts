@@ -31,7 +31,7 @@ test('picking a model from the GPU box group chats with that server; thinking sh
     elements.map((group) => [group.getAttribute('label'), [...group.querySelectorAll('option')].map((option) => option.textContent)]),
   );
   assert.deepEqual(groups, [
-    ['Ollama', ['llama3.2:latest', 'qwen3:latest']],
+    ['Ollama', ['llama3.2 · tools', 'qwen3 · thinks · tools']],
     ['GPU box', ['gemma-3-4b-it', 'Qwen/Qwen2.5-7B-Instruct']],
   ]);
 

@@ -32,7 +32,13 @@ export interface ReplyStream extends AsyncIterable<ReplyChunk> {
 export interface ChatRequest {
   model: string;
   messages: ChatTurn[];
-  think: boolean;
+  /**
+   * For a model with the thinking capability: true asks for its reasoning, false asks it not to
+   * think (Ollama's `think: false`). Undefined says nothing, as for a model that cannot think (Ollama
+   * refuses `think` from those). OpenAI-compatible servers get nothing either way: they have no
+   * common switch, so their models think as they are set up to.
+   */
+  think?: boolean;
   contextTokens: number;
   /** Aborting it stops the reply at any point, even before the server answers. */
   signal?: AbortSignal;

@@ -96,7 +96,7 @@ export function createOllamaChatModel(options: OllamaChatModelOptions): ChatMode
             model: request.model,
             messages: request.messages,
             stream: true,
-            ...(request.think ? { think: true } : {}),
+            ...(request.think === undefined ? {} : { think: request.think }),
             options: { num_ctx: request.contextTokens },
           }),
         async *read(parts) {

@@ -9,8 +9,16 @@ export interface VisionModels {
   canSee(model: string): Promise<boolean>;
   /** Of these models, the ones that can see. */
   among(models: string[]): Promise<Set<string>>;
-  /** What a send with photos to `model`, which cannot see, is told (the installed vision models named). */
-  refusal(model: string): Promise<string>;
+  /**
+   * What a send with photos to `model`, which cannot see, is told (the installed vision models
+   * named), and the model it can switch to in one tap, when one can see.
+   */
+  refusal(model: string): Promise<VisionRefusal>;
+}
+
+export interface VisionRefusal {
+  text: string;
+  switchTo?: { value: string; name: string };
 }
 
 /** A model's name as a person says it: no server prefix, no ":latest". */
@@ -56,11 +64,10 @@ export function createVisionModels(chatModel: ChatModel): VisionModels {
     async refusal(model) {
       const installed = await chatModel.listModels().catch(() => [] as string[]);
       const seeing = await among(installed);
-      return visionRefusalText(
-        model,
-        installed.filter((name) => seeing.has(name)),
-        onOpenAiServer([model, ...installed]),
-      );
+      const seeingModels = installed.filter((name) => seeing.has(name));
+      const text = visionRefusalText(model, seeingModels, onOpenAiServer([model, ...installed]));
+      const first = seeingModels[0];
+      return first === undefined ? { text } : { text, switchTo: { value: first, name: shortModelName(first) } };
     },
   };
 }
@@ -69,31 +76,23 @@ export function createVisionModels(chatModel: ChatModel): VisionModels {
 export const modelPlaceholder = '{model}';
 
 /**
- * Marks the picker's options that can see (`vision`), and returns the refusal for the others with
- * {model} in place of the model's name: the page says it before sending, in the server's words.
- * A model server slow to describe its models must not hold the page: after `waitMs` the page gets
- * no refusal (''), so it warns about nothing and the server decides at send.
+ * The refusal the picker gives the page, with {model} in place of the model's name: the page says
+ * it before sending, in the server's words. '' when the server could not say in time which models
+ * see: then the page warns about nothing and the server decides at send.
  */
-export async function markVisionOptions(
-  groups: Array<{ options: Array<{ value: string; vision?: boolean }> }>,
-  visionModels: VisionModels,
-  waitMs = 3000,
-): Promise<string> {
-  const options = groups.flatMap((group) => group.options);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const seeing = await Promise.race([
-    visionModels.among(options.map((option) => option.value)),
-    new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), waitMs);
-    }),
-  ]).finally(() => clearTimeout(timer));
-  if (!seeing) return '';
-  for (const option of options) if (seeing.has(option.value)) option.vision = true;
+export function pickerRefusal(options: Array<{ value: string; vision?: boolean }>, known: boolean): string {
+  if (!known) return '';
   return visionRefusalText(
     modelPlaceholder,
     options.filter((option) => option.vision).map((option) => option.value),
     onOpenAiServer(options.map((option) => option.value)),
   );
+}
+
+/** The model a chat that cannot see photos is switched to in one tap: the first that can (Ollama's first). */
+export function seeingModel(options: Array<{ value: string; vision?: boolean }>): { value: string; name: string } | undefined {
+  const seeing = options.find((option) => option.vision);
+  return seeing && { value: seeing.value, name: shortModelName(seeing.value) };
 }
 
 /**

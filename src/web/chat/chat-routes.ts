@@ -1,9 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatModel } from '../../engine/llm/chat-model.js';
-import type { ModelGroup } from '../../engine/llm/chat-model.js';
-import { modelGroupsOf, parseModelId } from '../../engine/llm/model-router.js';
 import type { ConversationStore } from '../../storage/conversation-store.js';
-import { blindModelNames, markVisionOptions, type VisionModels } from '../../providers/photos/vision-models.js';
 import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { fields, idParams, recordId, text } from '../http/request-schemas.js';
@@ -12,7 +9,7 @@ import { personalTime } from '../http/format-when.js';
 import { markSearchWords } from './search-marks.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
-import { noModelNotice, type ErrorNotice } from '../../replies/error-notice.js';
+import { buildModelPicker } from './model-picker.js';
 
 interface HistoryPage {
   items: HistoryItemView[];
@@ -26,68 +23,14 @@ export interface ChatRoutesDependencies {
   chatModel: ChatModel;
   chatService: ChatService;
   view: ChatView;
-  visionModels: VisionModels;
   reader: ChatReader;
   /** Whether a Google account is connected: mail and calendar starters are offered only then. */
   hasGoogleAccount: () => boolean;
 }
 
-interface ModelPickerGroup {
-  backendId: string;
-  label: string;
-  /** `vision`: the model can see photos (data-vision). */
-  options: Array<{ value: string; label: string; vision?: boolean }>;
-  /** A short line for a disabled option, and the whole message for its tooltip. */
-  problem?: string;
-  problemDetail?: string;
-}
-
-function toPickerGroup(group: ModelGroup): ModelPickerGroup {
-  const picker: ModelPickerGroup = {
-    backendId: group.backendId,
-    label: group.name,
-    options: group.models.map((model) => ({ value: model.id, label: model.name })),
-  };
-  if (group.problem) {
-    picker.problem = !group.unreachable
-      ? `${group.name} has no models`
-      : group.failure === 'unauthorized'
-        ? `${group.name} refused the API key`
-        : group.failure === 'unreachable' || group.failure === 'timeout'
-          ? `${group.name} is not answering`
-          : `${group.name} could not list its models`;
-    picker.problemDetail = group.problem;
-  }
-  return picker;
-}
 
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
-  const { store, hub, chatModel, chatService, view, reader, visionModels } = dependencies;
-
-  /** The picker: one group per model server; a server that is down says so in its group. */
-  async function modelPicker(
-    selected: string | undefined,
-  ): Promise<{ groups: ModelPickerGroup[]; notice?: ErrorNotice; empty: boolean; emptyLabel: string; photoRefusal: string; photoModelNames: Record<string, string> }> {
-    const modelGroups = await modelGroupsOf(chatModel);
-    const groups = modelGroups.map(toPickerGroup);
-    const empty = groups.every((group) => group.options.length === 0);
-    // Shown in the thread only when nothing at all can be picked; otherwise the group says it.
-    const notice = empty ? noModelNotice(modelGroups) : undefined;
-    // The picker's one line then: "No models installed" only when every server answered with none.
-    const down = modelGroups.filter((group) => group.unreachable);
-    const emptyLabel = down.length === 0 ? 'No models installed' : modelGroups.length === 1 ? `${down[0]!.name} is not answering` : 'No model server has a model to offer';
-    if (selected && !groups.some((group) => group.options.some((option) => option.value === selected))) {
-      // The chat's model is not listed now (server down, model removed): keep it selected, in its own group.
-      const { backendId, name } = parseModelId(selected);
-      const group = groups.find((candidate) => candidate.backendId === (backendId ?? 'ollama'));
-      const option = { value: selected, label: `${name} (not listed now)` };
-      if (group) group.options.unshift(option);
-      else groups.push({ backendId: backendId ?? 'ollama', label: backendId ?? 'Ollama', options: [option] });
-    }
-    const photoRefusal = await markVisionOptions(groups, visionModels);
-    const photoModelNames = photoRefusal ? blindModelNames(groups) : {};
-    return { groups, empty, emptyLabel, photoRefusal, photoModelNames, ...(notice ? { notice } : {}) };
-  }
+  const { store, hub, chatModel, chatService, view, reader } = dependencies;
 
   /**
    * A page of the sidebar's chats (`page` 0 the newest), in the person's time zone, and the
@@ -115,7 +58,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       return reply.code(404).view('not-found', { title: 'Not found', message: 'That conversation does not exist (it may have been deleted).' });
     }
     const model = conversation?.model ?? (await chatService.defaultModel());
-    const picker = await modelPicker(model);
+    const picker = await buildModelPicker(chatModel, model);
     // Opened from a search result: the page around that message (falls back to the newest page).
     const around = conversation && at !== undefined ? reader.around(conversation.id, at) : undefined;
     const page = around ?? (conversation ? { ...reader.messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
@@ -139,6 +82,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       notice: picker.notice,
       photoRefusal: picker.photoRefusal,
       photoModelNames: picker.photoModelNames,
+      switchTo: picker.switchTo,
       streaming: Boolean(conversation && hub.active(conversation.id)),
       maxMessageChars: maxMessageCharacters,
       googleConnected: dependencies.hasGoogleAccount(),

@@ -158,6 +158,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
             text: command.message,
             model: command.model || undefined,
             attachmentIds: parseAttachmentIds(command.attachments),
+            ...(command.think === 'off' ? { think: false } : {}),
           },
           (conversation, created) => {
             if (conversation.id !== conversationId) follow(conversation.id);

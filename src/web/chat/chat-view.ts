@@ -8,6 +8,7 @@ import type { Tool } from '../../engine/tools/tool.js';
 import { describeToolCall } from './tool-card-headline.js';
 import type { StoredAttachment } from '../../storage/attachment-store.js';
 import { plainNotice, readStoredError, type ErrorNotice } from '../../replies/error-notice.js';
+import type { ModelPicker } from './model-picker.js';
 
 export interface MessageView {
   id: number;
@@ -232,6 +233,9 @@ export function createChatView(eta: Eta) {
     undoDelete: (notice: { conversationId: number; next: string; csrfToken: string }) => eta.render('./partials/undo-delete', notice),
     /** The header's ⋯ menu (rename, exports, delete): empty until the chat exists. */
     chatMenu: (conversationId: number | undefined) => eta.render('./partials/chat-menu', { conversationId }),
+    /** The options of select#model-select, `model` selected. */
+    modelOptions: (picker: Pick<ModelPicker, 'groups' | 'empty' | 'emptyLabel'>, model: string | undefined) =>
+      eta.render('./partials/model-options', { modelGroups: picker.groups, model, noModels: picker.empty, noModelsLabel: picker.emptyLabel }),
     /** A notice in the thread; plain text is all headline. */
     chatError: (notice: ErrorNotice | string) => eta.render('./partials/chat-error', { notice: typeof notice === 'string' ? plainNotice(notice) : notice }),
   };

@@ -14,6 +14,8 @@ interface SendForm {
   conversationId?: number | '';
   model?: string;
   attachments?: string | string[];
+  /** "off": a thinking model answers without thinking (the composer's switch). */
+  think?: string;
 }
 
 /** The chat form's fields, as the page posts them (the socket's `send` command has the same). */
@@ -22,6 +24,7 @@ export const sendFields = {
   conversationId: optionalRecordId('conversation'),
   model: text('model'),
   attachments: attachmentIdsSchema,
+  think: text('thinking switch'),
 };
 
 /**
@@ -41,6 +44,7 @@ export function registerSendRoutes(app: FastifyInstance, dependencies: SendRoute
         text: body.message,
         model: body.model || undefined,
         attachmentIds: parseAttachmentIds(body.attachments),
+        ...(body.think === 'off' ? { think: false } : {}),
       });
       return reply.redirect(`/c/${conversation.id}`, 303);
     } catch (error) {

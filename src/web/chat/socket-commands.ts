@@ -12,7 +12,7 @@ export const maxCommandBytes = 256 * 1024;
  * _csrf) are ignored.
  */
 export type SocketCommand =
-  | { type: 'send'; message: string; conversationId?: number | ''; model?: string; attachments?: string | string[] }
+  | { type: 'send'; message: string; conversationId?: number | ''; model?: string; attachments?: string | string[]; think?: string }
   | { type: 'edit'; messageId: number; message: string; model?: string }
   | { type: 'regenerate'; messageId: number; model?: string }
   | { type: 'version'; messageId: number; direction: 'earlier' | 'later'; shownFrom?: number | '' }

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { blindModelNames, markVisionOptions, type VisionModels } from '../../../../src/providers/photos/vision-models.js';
+import { blindModelNames, pickerRefusal, seeingModel } from '../../../../src/providers/photos/vision-models.js';
 
-test('a model server slow to describe its models does not hold the chat page; the server decides at send', async () => {
-  const never: VisionModels = { canSee: () => new Promise(() => {}), among: () => new Promise(() => {}), refusal: async () => '' };
-  const groups = [{ options: [{ value: 'llava:latest' as string, vision: undefined as boolean | undefined }] }];
-  const started = Date.now();
-  assert.equal(await markVisionOptions(groups, never, 50), '');
-  assert.ok(Date.now() - started < 1000);
-  assert.equal(groups[0]!.options[0]!.vision, undefined);
+test('the one-tap switch goes to the first model that can see, named as a person says it', () => {
+  assert.deepEqual(seeingModel([{ value: 'llama3.2:latest' }, { value: 'llava:latest', vision: true }, { value: 'gemma3:4b', vision: true }]), {
+    value: 'llava:latest',
+    name: 'llava',
+  });
+  assert.equal(seeingModel([{ value: 'llama3.2:latest' }]), undefined);
+});
+
+test('with the abilities not known in time, the page is given no refusal: the server decides at send', () => {
+  assert.equal(pickerRefusal([{ value: 'llama3.2:latest' }, { value: 'llava:latest', vision: true }], false), '');
+  assert.equal(pickerRefusal([{ value: 'llama3.2:latest' }, { value: 'llava:latest', vision: true }], true), '{model} cannot see photos. Models here that can: llava');
 });
 
 test('the page is given the short name of each model that cannot see, as the server says it', () => {
