@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'public/vendor/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'public/vendor/', 'data/', 'coverage/', '.test-build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.js', '*.js'],
+    files: ['scripts/**/*.js', '*.js', 'tests/**/*.mjs'],
     languageOptions: { globals: { ...globals.node } },
   },
   {

@@ -8,9 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { projectRoot } from '../src/config/project-root.js';
 import { checkLayers, findCycles, readCodeGraph, readSourceFacts, type LayerRules } from './support/import-graph.js';
 
-const root = path.resolve(import.meta.dirname, '..');
+const root = projectRoot;
 
 const layerRules: LayerRules = {
   layers: [

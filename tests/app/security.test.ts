@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
 import WebSocket from 'ws';
+import { projectRoot } from '../../src/config/project-root.js';
 import { buildTestApp, cookieHeader, csrfTokenFrom, startChatHarness } from '../support/test-app.js';
 
 test('every kind of response carries the security headers', async (t) => {
@@ -228,7 +229,7 @@ test('Ollama killed mid-reply: the partial text is kept, the chat says what happ
 test('with TLS_CERT and TLS_KEY the server speaks HTTPS, cookies are Secure and HSTS is sent', async (t) => {
   const https = await import('node:https');
   const path = await import('node:path');
-  const folder = path.join(import.meta.dirname, '..', 'support', 'tls');
+  const folder = path.join(projectRoot, 'tests', 'support', 'tls');
   const { app } = await buildTestApp(t, {
     environment: { TLS_CERT: path.join(folder, 'test-cert.pem'), TLS_KEY: path.join(folder, 'test-key.pem') },
   });

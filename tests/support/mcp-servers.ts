@@ -1,8 +1,10 @@
 /* Real MCP servers for tests: the npm reference servers and the tiny crashing one, all local. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
+import { projectRoot } from '../../src/config/project-root.js';
 import type { McpServerConfig, StdioServerConfig } from '../../src/providers/mcp/mcp-config.js';
 import type { McpServerManager } from '../../src/providers/mcp/mcp-servers.js';
 import { freePort } from './free-port.js';
@@ -10,7 +12,8 @@ import { freePort } from './free-port.js';
 const moduleFile = (specifier: string) => fileURLToPath(import.meta.resolve(specifier));
 export const filesystemServerFile = moduleFile('@modelcontextprotocol/server-filesystem/dist/index.js');
 export const everythingServerFile = moduleFile('@modelcontextprotocol/server-everything/dist/index.js');
-export const crashingServerFile = fileURLToPath(new URL('./mcp-crashing-server.ts', import.meta.url));
+// Plain JavaScript, found from the project root: the same file whether these tests run from source or compiled.
+export const crashingServerFile = path.join(projectRoot, 'tests', 'support', 'mcp-crashing-server.mjs');
 
 export const silentLogger = { debug() {}, info() {}, warn() {} };
 
@@ -20,7 +23,7 @@ export function stdioServer(name: string, args: string[], extra: Partial<StdioSe
 
 export const filesystemServer = (folder: string, extra: Partial<StdioServerConfig> = {}) => stdioServer('files', [filesystemServerFile, folder], extra);
 export const everythingServer = (extra: Partial<StdioServerConfig> = {}) => stdioServer('everything', [everythingServerFile, 'stdio'], extra);
-export const crashingServer = (env: Record<string, string> = {}) => stdioServer('crashy', ['--import', 'tsx', crashingServerFile], { env });
+export const crashingServer = (env: Record<string, string> = {}) => stdioServer('crashy', [crashingServerFile], { env });
 
 export function httpServer(name: string, url: string, extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return { name, transport: 'http', url, headers: {}, enabled: true, allowTools: [], timeoutMs: 20_000, ...extra } as McpServerConfig;

@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { projectRoot } from '../../../src/config/project-root.js';
 
-const root = path.resolve(import.meta.dirname, '..', '..', '..');
+const root = projectRoot;
 
 /** Whether .gitignore keeps this path out of `git add` (asked of git itself, not re-implemented). */
 function isIgnored(file: string): boolean {

@@ -8,17 +8,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { FindToolsTool } from '../../../src/engine/tools/find-tools-tool.js';
 import { loadTools } from '../../../src/engine/tools/tool-registry.js';
 import { createMemoryFile } from '../../../src/providers/memory/memory-file.js';
 import { MemoryUpdateTool } from '../../../src/providers/memory/memory-update-tool.js';
-import { projectRoot } from '../../../src/config/project-root.js';
 import { openDatabase } from '../../../src/storage/database.js';
 import { account, startGoogleHarness } from '../../support/google-setup.js';
 
 /** The tools/ folder the server loads. */
-const toolsFolder = path.join(projectRoot, 'tools');
+// Beside this file's src/ (as services.ts finds it), so compiled tests load the compiled tools.
+const toolsFolder = fileURLToPath(new URL('../../../tools/', import.meta.url));
 
 // Strict: a misspelt keyword or a wrong type name in a schema is an error, not ignored (except
 // `required` inside anyOf, which names properties defined beside it: create_draft's "to or reply_to").

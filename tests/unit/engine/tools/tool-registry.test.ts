@@ -1,14 +1,14 @@
-import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { FindToolsTool } from '../../../../src/engine/tools/find-tools-tool.js';
 import { Tool } from '../../../../src/engine/tools/tool.js';
 import { ToolRegistry, defaultToolPromptBudgetTokens, loadTools } from '../../../../src/engine/tools/tool-registry.js';
-import { projectRoot } from '../../../../src/config/project-root.js';
 import { createTestRegistry, testToolServices } from '../../../support/test-tools.js';
 
 /** The tools/ folder the server loads. */
-const toolsFolder = path.join(projectRoot, 'tools');
+// Beside this file's src/ (as services.ts finds it), so compiled tests load the compiled tools.
+const toolsFolder = fileURLToPath(new URL('../../../../tools/', import.meta.url));
 
 const services = testToolServices();
 const tokens = (text: string) => Math.ceil(text.length / 3.5);

@@ -3,8 +3,8 @@
  * of the result, found by the call's name, as the chat page asks the registry for them.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { FindToolsTool } from '../../../../src/engine/tools/find-tools-tool.js';
 import { loadTools } from '../../../../src/engine/tools/tool-registry.js';
 import type { StoredToolCall } from '../../../../src/storage/tool-call-store.js';
@@ -12,14 +12,14 @@ import type { MemoryFile } from '../../../../src/providers/memory/memory-file.js
 import { MemoryUpdateTool } from '../../../../src/providers/memory/memory-update-tool.js';
 import { McpTool } from '../../../../src/providers/mcp/mcp-tool.js';
 import { McpArgumentReader } from '../../../../src/providers/mcp/mcp-arguments.js';
-import { projectRoot } from '../../../../src/config/project-root.js';
 import { toToolCallView } from '../../../../src/web/chat/chat-view.js';
 import { describeToolCall } from '../../../../src/web/chat/tool-card-headline.js';
 import { noGoogleAccountMessage } from '../../../../src/providers/google/google-services.js';
 import { testToolServices } from '../../../support/test-tools.js';
 
 /** The tools/ folder the server loads. */
-const toolsFolder = path.join(projectRoot, 'tools');
+// Beside this file's src/ (as services.ts finds it), so compiled tests load the compiled tools.
+const toolsFolder = fileURLToPath(new URL('../../../../tools/', import.meta.url));
 
 const services = testToolServices();
 const registry = await loadTools(toolsFolder, services);

@@ -1,5 +1,7 @@
+// @ts-check
 /*
- * A tiny stdio MCP server for tests (run with `node --import tsx`), built with the SDK's McpServer:
+ * A tiny stdio MCP server for tests, built with the SDK's McpServer. Plain JavaScript, so it starts
+ * with plain `node` and no TypeScript compiler (tests start it dozens of times):
  *   ping      → "pong" (read-only)
  *   crash     → writes a reason to stderr and exits mid-call
  *   wait      → runs until cancelled; on notifications/cancelled it writes "cancelled" to $MARKER_FILE
@@ -27,7 +29,8 @@ if (process.env.GRANDCHILD_PID_FILE) {
 }
 
 const server = new McpServer({ name: 'crashing-test-server', version: '1.0.0' });
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+/** @param {string} value */
+const text = (value) => ({ content: [{ type: /** @type {const} */ ('text'), text: value }] });
 
 server.registerTool('ping', { description: 'Answers pong.', annotations: { readOnlyHint: true } }, () => text(`pong from ${process.pid}`));
 
@@ -36,7 +39,7 @@ server.registerTool('crash', { description: 'Exits in the middle of the call.' }
   process.exit(3);
 });
 
-server.registerTool('wait', { description: 'Runs until cancelled.', annotations: { readOnlyHint: true } }, (extra) =>
+server.registerTool('wait', { description: 'Runs until cancelled.', annotations: { readOnlyHint: true } }, (/** @type {{ signal: AbortSignal }} */ extra) =>
   new Promise((resolve) => {
     extra.signal.addEventListener('abort', () => {
       if (process.env.MARKER_FILE) fs.writeFileSync(process.env.MARKER_FILE, 'cancelled');
