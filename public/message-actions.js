@@ -32,47 +32,17 @@
     return copied;
   }
 
-  /** Copies a text, or the text a promise gives (a reply's Markdown being fetched). */
-  async function copyText(/** @type {string | Promise<string>} */ textOrPromise) {
-    try {
-      if (navigator.clipboard && window.isSecureContext) {
-        try {
-          // A ClipboardItem takes the promise at once, inside the tap, as Safari requires.
-          if (typeof textOrPromise !== 'string' && window.ClipboardItem) {
-            const blob = Promise.resolve(textOrPromise).then((text) => new Blob([text], { type: 'text/plain' }));
-            await navigator.clipboard.write([new window.ClipboardItem({ 'text/plain': blob })]);
-          } else {
-            await navigator.clipboard.writeText(await textOrPromise);
-          }
-          return true;
-        } catch {
-          // Refused (no permission, page not focused): the selection way may still work.
-        }
+  /** Copies a text: with navigator.clipboard where the page may use it, else by selection. */
+  async function copyText(/** @type {string} */ text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      try {
+        await navigator.clipboard.writeText(text);
+        return true;
+      } catch {
+        // Refused (no permission, page not focused): the selection way may still work.
       }
-      return copyWithSelection(await textOrPromise);
-    } catch {
-      return false;
     }
-  }
-
-  /**
-   * A reply's Markdown, from the server (pages do not carry it twice). Asked for when a finger
-   * touches Copy, so it is usually here by the time the tap ends; a few are kept.
-   */
-  /** @type {Map<string, Promise<string>>} */
-  const sources = new Map();
-  function replySource(/** @type {string} */ url) {
-    let source = sources.get(url);
-    if (!source) {
-      source = fetch(url, { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        return response.text();
-      });
-      source.catch(() => sources.delete(url));
-      if (sources.size >= 20) sources.delete(/** @type {string} */ (sources.keys().next().value));
-      sources.set(url, source);
-    }
-    return source;
+    return copyWithSelection(text);
   }
 
   /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
@@ -98,7 +68,6 @@
     if (!form || !editor) return;
     const limit = document.getElementById('chat-input')?.getAttribute('maxlength');
     if (limit) editor.maxLength = Number(limit);
-    message.classList.add('is-editing');
     window.htmx?.process(form);
     editor.focus();
     editor.setSelectionRange(editor.value.length, editor.value.length);
@@ -106,21 +75,16 @@
 
   function closeEditor(/** @type {Element | null} */ message) {
     message?.querySelector('.message-edit-form')?.remove();
-    message?.classList.remove('is-editing');
     /** @type {HTMLElement | null | undefined} */ (message?.querySelector('.message-edit'))?.focus();
   }
-
-  document.addEventListener('pointerdown', (event) => {
-    const copyReply = within(event, '#chat-thread .message-copy');
-    if (copyReply) void replySource(copyReply.dataset.source ?? '').catch(() => undefined);
-  });
 
   document.addEventListener('click', (event) => {
     const message = within(event, '#chat-thread .chat-message');
     if (!message) return;
     const copyReply = within(event, '.message-copy');
     if (copyReply) {
-      void copyText(replySource(copyReply.dataset.source ?? '')).then((copied) => showCopied(copyReply, copied));
+      // The reply's Markdown comes with the page (message-actions.eta), so the copy happens inside the tap.
+      void copyText(copyReply.dataset.markdown ?? '').then((copied) => showCopied(copyReply, copied));
       return;
     }
     const copyCode = within(event, '.code-copy');
@@ -137,18 +101,10 @@
     if (within(event, '.message-edit-cancel')) closeEditor(message);
   });
 
-  // An empty edit is not sent. Edits and regenerations use the model picked now, like Send.
+  // (An empty edit is not sent: its textarea is required. Edits and regenerations include the model
+  // picked now through hx-include.) A version switch and a new reply each keep the person's place.
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
-    if (values.type === 'edit' && !String(values.message ?? '').trim()) {
-      event.detail.cancelled = true;
-      event.preventDefault();
-      return;
-    }
-    if (values.type === 'edit' || values.type === 'regenerate') {
-      const model = /** @type {HTMLSelectElement | null} */ (document.getElementById('model-select'))?.value;
-      if (model) values.model = model;
-    }
     if (values.type === 'version') {
       // The first message shown here: the thread that comes back keeps the earlier pages loaded.
       const first = thread()?.querySelector('.chat-message');

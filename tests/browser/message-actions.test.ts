@@ -349,3 +349,40 @@ test('phone: a version switch keeps the earlier pages the person had loaded', as
   assert.ok(Math.abs(after - above) < 2, `the message above the switched one stayed in place (${above} → ${after})`);
   assertNoPageErrors(page);
 });
+
+test('phone: Regenerate and Save & send use the model picked now; an empty edit is not sent; Copy asks the server nothing', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  await openSeededChat(testApp, page, baseUrl);
+
+  // The reply's Markdown is in the page: copying it makes no request.
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+  await lastAssistant(page).locator('.message-copy').tap();
+  await waitFor(page, () => document.querySelector('.message-copy')?.getAttribute('data-feedback') === 'Copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), reply);
+  assert.deepEqual(requested, []);
+
+  await page.locator('#model-select').selectOption('qwen3:latest');
+  testApp.standin.enqueue({ content: 'From qwen.' });
+  await lastAssistant(page).locator('.message-regenerate').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(testApp.standin.requests.at(-1)!.model, 'qwen3:latest');
+
+  // Emptied, Save & send sends nothing (the browser asks for text); with text, it goes to the model picked now.
+  await page.locator('#model-select').selectOption('llama3.2:latest');
+  await userMessages(page).last().locator('.message-edit').tap();
+  await page.locator('.message-editor').fill('');
+  await page.locator('.message-edit-save').tap();
+  assert.equal(await page.locator('.message-editor').evaluate((editor: HTMLTextAreaElement) => editor.validity.valueMissing), true);
+  assert.equal(testApp.standin.requests.length, 1, 'nothing was sent');
+  testApp.standin.enqueue({ content: 'From llama.' });
+  await page.locator('.message-editor').fill('Show me other code');
+  await page.locator('.message-edit-save').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(testApp.standin.requests.at(-1)!.model, 'llama3.2:latest');
+  assert.equal(testApp.standin.requests.length, 2);
+  assertNoPageErrors(page);
+});
