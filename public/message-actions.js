@@ -102,7 +102,7 @@
   });
 
   // (An empty edit is not sent: its textarea is required. Edits and regenerations include the model
-  // picked now through hx-include.) A version switch and a new reply each keep the person's place.
+  // picked now through hx-include, and their thread comes back scrolled to its end by the server.)
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
     if (values.type === 'version') {
@@ -111,21 +111,15 @@
       if (first) values.shownFrom = first.id.replace('message-', '');
       keepPlaceOfVersion(Number(values.messageId), String(values.direction));
     }
-    else if (values.type === 'edit' || values.type === 'regenerate') followNewReply(Number(values.messageId));
   });
 
   /**
-   * The server answers a change with the whole thread re-rendered, which takes this message's
+   * The server answers a switch with the whole thread re-rendered, which takes this message's
    * element out: only that swap counts, not a page of earlier messages or a refusal landing first.
    */
   function threadReplaced(/** @type {number} */ messageId) {
     const element = document.getElementById(`message-${messageId}`);
     return () => !element?.isConnected;
-  }
-
-  /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
-  function followNewReply(/** @type {number} */ messageId) {
-    afterThreadChange((element) => { element.scrollTop = element.scrollHeight; }, threadReplaced(messageId));
   }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).

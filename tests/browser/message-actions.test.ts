@@ -386,3 +386,24 @@ test('phone: Regenerate and Save & send use the model picked now; an empty edit 
   assert.equal(testApp.standin.requests.length, 2);
   assertNoPageErrors(page);
 });
+
+test('phone: Regenerate on a reply further up shows the end of the thread, where the new reply streams', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Scroll', 'llama3.2:latest');
+  const ids = addNumberedLines(store, id, 100);
+  await page.goto(`${baseUrl}/c/${id}`);
+  await waitForSocket(page);
+  // The page shows the last 40; the person scrolls up until reply 64 is at the top.
+  await page.locator(`#message-${ids[63]}`).evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  const fromEnd = () => page.locator('#chat-thread').evaluate((thread) => thread.scrollHeight - thread.scrollTop - thread.clientHeight);
+  assert.ok((await fromEnd()) > 300, 'scrolled up');
+
+  testApp.standin.enqueue({ content: 'Written again.', chunkDelayMs: 200 });
+  await page.locator(`#message-${ids[63]} .message-regenerate`).tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant:last-of-type .message-version-position, #chat-thread .chat-message-streaming') !== null);
+  await waitFor(page, (oldId) => document.getElementById(`message-${oldId}`) === null, ids[63]!);
+  assert.ok((await fromEnd()) < 2, 'the end of the thread is in view');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assertNoPageErrors(page);
+});
