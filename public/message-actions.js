@@ -1,6 +1,6 @@
 // @ts-check
-// Message actions: copy a reply or a code block, edit one of your messages, the details of
-// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send), and
+// Message actions: copy a reply or a code block, close or send the editor of one of your messages,
+// the details of version switches (those buttons send over the chat socket through hx-ws:send), and
 // Retry on a notice in the thread.
 (() => {
   'use strict';
@@ -58,20 +58,14 @@
     }, feedbackMs));
   }
 
-  /** Puts the message's editor (a template from the server) in place of its text; Save & send goes over the socket as an 'edit'. */
-  function openEditor(/** @type {Element} */ message) {
-    const template = message.querySelector('template.message-edit-template');
-    if (!(template instanceof HTMLTemplateElement) || message.querySelector('.message-edit-form')) return;
-    message.querySelector('.chat-message-body')?.after(template.content.cloneNode(true));
-    const form = message.querySelector('.message-edit-form');
-    const editor = form?.querySelector('textarea');
-    if (!form || !editor) return;
-    const limit = document.getElementById('chat-input')?.getAttribute('maxlength');
-    if (limit) editor.maxLength = Number(limit);
-    window.htmx?.process(form);
-    editor.focus();
+  // Edit brings the editor from the server (hx-get, message-editor.eta), focused by autofocus: the
+  // caret goes after the text the first time, ready to add to it. Cancel takes the editor away at once.
+  document.addEventListener('focusin', (event) => {
+    const editor = within(event, '.message-editor');
+    if (!(editor instanceof HTMLTextAreaElement) || editor.dataset.caretPlaced) return;
+    editor.dataset.caretPlaced = 'yes';
     editor.setSelectionRange(editor.value.length, editor.value.length);
-  }
+  });
 
   function closeEditor(/** @type {Element | null} */ message) {
     message?.querySelector('.message-edit-form')?.remove();
@@ -92,10 +86,6 @@
       const code = copyCode.closest('.code-block')?.querySelector('pre');
       // The renderer ends every block with a newline; a pasted snippet should not.
       void copyText((code?.textContent ?? '').replace(/\n$/, '')).then((copied) => showCopied(copyCode, copied));
-      return;
-    }
-    if (within(event, '.message-edit')) {
-      openEditor(message);
       return;
     }
     if (within(event, '.message-edit-cancel')) closeEditor(message);

@@ -10,6 +10,7 @@ import { loginEndsAt, slideSession } from './web/auth/session-lifetime.js';
 import { registerChatRoutes } from './web/chat/chat-routes.js';
 import { registerChatSocket } from './web/chat/chat-socket.js';
 import { registerExportRoutes } from './web/chat/export-routes.js';
+import { registerMessageEditorRoutes } from './web/chat/message-editor-routes.js';
 import { registerSendRoutes } from './web/chat/send-routes.js';
 import { registerTitleRoutes } from './web/chat/title-routes.js';
 import { registerAppInstallRoutes } from './web/http/app-install-routes.js';
@@ -131,6 +132,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     const hasGoogleAccount = () => services.google.listAccounts().length > 0;
     registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, visionModels, hasGoogleAccount });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
+    registerMessageEditorRoutes(authenticated, { store, view });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
     registerTitleRoutes(authenticated, { chatService, store, view });

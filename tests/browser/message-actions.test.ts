@@ -373,6 +373,9 @@ test('phone: Regenerate and Save & send use the model picked now; an empty edit 
   // Emptied, Save & send sends nothing (the browser asks for text); with text, it goes to the model picked now.
   await page.locator('#model-select').selectOption('llama3.2:latest');
   await userMessages(page).last().locator('.message-edit').tap();
+  // The editor comes from the server, focused, with the caret after the text.
+  await waitFor(page, () => document.activeElement?.classList.contains('message-editor') === true);
+  assert.deepEqual(await page.locator('.message-editor').evaluate((editor: HTMLTextAreaElement) => [editor.value, editor.selectionStart, editor.maxLength]), ['Show me code', 12, 32_000]);
   await page.locator('.message-editor').fill('');
   await page.locator('.message-edit-save').tap();
   assert.equal(await page.locator('.message-editor').evaluate((editor: HTMLTextAreaElement) => editor.validity.valueMissing), true);

@@ -194,6 +194,8 @@ export function createChatView(eta: Eta) {
       eta.render('./partials/chat-title', title),
     historyList: (conversations: HistoryItemView[], query = '') =>
       eta.render('./partials/history-list', { conversations, query }),
+    /** The inline editor for one of the person's messages. */
+    messageEditor: (message: { id: number; content: string; maxLength: number }) => eta.render('./partials/message-editor', message),
     /** A notice in the thread; plain text is all headline. */
     chatError: (notice: ErrorNotice | string) => eta.render('./partials/chat-error', { notice: typeof notice === 'string' ? plainNotice(notice) : notice }),
   };
