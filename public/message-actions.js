@@ -32,17 +32,47 @@
     return copied;
   }
 
-  /** Copies a text: with navigator.clipboard where the page may use it, else by selection. */
-  async function copyText(/** @type {string} */ text) {
-    if (navigator.clipboard && window.isSecureContext) {
-      try {
-        await navigator.clipboard.writeText(text);
-        return true;
-      } catch {
-        // Refused (no permission, page not focused): the selection way may still work.
+  /** Copies a text, or the text a promise gives (a reply's Markdown being fetched). */
+  async function copyText(/** @type {string | Promise<string>} */ textOrPromise) {
+    try {
+      if (navigator.clipboard && window.isSecureContext) {
+        try {
+          // A ClipboardItem takes the promise at once, inside the tap, as Safari requires.
+          if (typeof textOrPromise !== 'string' && window.ClipboardItem) {
+            const blob = Promise.resolve(textOrPromise).then((text) => new Blob([text], { type: 'text/plain' }));
+            await navigator.clipboard.write([new window.ClipboardItem({ 'text/plain': blob })]);
+          } else {
+            await navigator.clipboard.writeText(await textOrPromise);
+          }
+          return true;
+        } catch {
+          // Refused (no permission, page not focused): the selection way may still work.
+        }
       }
+      return copyWithSelection(await textOrPromise);
+    } catch {
+      return false;
     }
-    return copyWithSelection(text);
+  }
+
+  /**
+   * A reply's Markdown, from the server (pages do not carry it twice). Asked for when a finger
+   * touches Copy, so it is usually here by the time the tap ends; a few are kept.
+   */
+  /** @type {Map<string, Promise<string>>} */
+  const sources = new Map();
+  function replySource(/** @type {string} */ url) {
+    let source = sources.get(url);
+    if (!source) {
+      source = fetch(url, { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        return response.text();
+      });
+      source.catch(() => sources.delete(url));
+      if (sources.size >= 20) sources.delete(/** @type {string} */ (sources.keys().next().value));
+      sources.set(url, source);
+    }
+    return source;
   }
 
   /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
@@ -72,13 +102,17 @@
     /** @type {HTMLElement | null | undefined} */ (message?.querySelector('.message-edit'))?.focus();
   }
 
+  document.addEventListener('pointerdown', (event) => {
+    const copyReply = within(event, '#chat-thread .message-copy');
+    if (copyReply) void replySource(copyReply.dataset.source ?? '').catch(() => undefined);
+  });
+
   document.addEventListener('click', (event) => {
     const message = within(event, '#chat-thread .chat-message');
     if (!message) return;
     const copyReply = within(event, '.message-copy');
     if (copyReply) {
-      // The reply's Markdown comes with the page (message-actions.eta), so the copy happens inside the tap.
-      void copyText(copyReply.dataset.markdown ?? '').then((copied) => showCopied(copyReply, copied));
+      void copyText(replySource(copyReply.dataset.source ?? '')).then((copied) => showCopied(copyReply, copied));
       return;
     }
     const copyCode = within(event, '.code-copy');
