@@ -1,6 +1,6 @@
 // @ts-check
-// Message actions: copy a reply or a code block, edit one of your messages, the details of
-// regenerate / retry / versions (those buttons send over the chat socket through hx-ws:send), and
+// Message actions: copy a reply or a code block, close or send the editor of one of your messages,
+// the details of version switches (those buttons send over the chat socket through hx-ws:send), and
 // Retry on a notice in the thread.
 (() => {
   'use strict';
@@ -88,25 +88,17 @@
     }, feedbackMs));
   }
 
-  /** Puts the message's editor (a template from the server) in place of its text; Save & send goes over the socket as an 'edit'. */
-  function openEditor(/** @type {Element} */ message) {
-    const template = message.querySelector('template.message-edit-template');
-    if (!(template instanceof HTMLTemplateElement) || message.querySelector('.message-edit-form')) return;
-    message.querySelector('.chat-message-body')?.after(template.content.cloneNode(true));
-    const form = message.querySelector('.message-edit-form');
-    const editor = form?.querySelector('textarea');
-    if (!form || !editor) return;
-    const limit = document.getElementById('chat-input')?.getAttribute('maxlength');
-    if (limit) editor.maxLength = Number(limit);
-    message.classList.add('is-editing');
-    window.htmx?.process(form);
-    editor.focus();
+  // Edit brings the editor from the server (hx-get, message-editor.eta), focused by autofocus: the
+  // caret goes after the text the first time, ready to add to it. Cancel takes the editor away at once.
+  document.addEventListener('focusin', (event) => {
+    const editor = within(event, '.message-editor');
+    if (!(editor instanceof HTMLTextAreaElement) || editor.dataset.caretPlaced) return;
+    editor.dataset.caretPlaced = 'yes';
     editor.setSelectionRange(editor.value.length, editor.value.length);
-  }
+  });
 
   function closeEditor(/** @type {Element | null} */ message) {
     message?.querySelector('.message-edit-form')?.remove();
-    message?.classList.remove('is-editing');
     /** @type {HTMLElement | null | undefined} */ (message?.querySelector('.message-edit'))?.focus();
   }
 
@@ -130,46 +122,28 @@
       void copyText((code?.textContent ?? '').replace(/\n$/, '')).then((copied) => showCopied(copyCode, copied));
       return;
     }
-    if (within(event, '.message-edit')) {
-      openEditor(message);
-      return;
-    }
     if (within(event, '.message-edit-cancel')) closeEditor(message);
   });
 
-  // An empty edit is not sent. Edits and regenerations use the model picked now, like Send.
+  // (An empty edit is not sent: its textarea is required. Edits and regenerations include the model
+  // picked now through hx-include, and their thread comes back scrolled to its end by the server.)
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
-    if (values.type === 'edit' && !String(values.message ?? '').trim()) {
-      event.detail.cancelled = true;
-      event.preventDefault();
-      return;
-    }
-    if (values.type === 'edit' || values.type === 'regenerate') {
-      const model = /** @type {HTMLSelectElement | null} */ (document.getElementById('model-select'))?.value;
-      if (model) values.model = model;
-    }
     if (values.type === 'version') {
       // The first message shown here: the thread that comes back keeps the earlier pages loaded.
       const first = thread()?.querySelector('.chat-message');
       if (first) values.shownFrom = first.id.replace('message-', '');
       keepPlaceOfVersion(Number(values.messageId), String(values.direction));
     }
-    else if (values.type === 'edit' || values.type === 'regenerate') followNewReply(Number(values.messageId));
   });
 
   /**
-   * The server answers a change with the whole thread re-rendered, which takes this message's
+   * The server answers a switch with the whole thread re-rendered, which takes this message's
    * element out: only that swap counts, not a page of earlier messages or a refusal landing first.
    */
   function threadReplaced(/** @type {number} */ messageId) {
     const element = document.getElementById(`message-${messageId}`);
     return () => !element?.isConnected;
-  }
-
-  /** After an edit or a regeneration the new reply streams at the bottom: go there when the thread comes back. */
-  function followNewReply(/** @type {number} */ messageId) {
-    afterThreadChange((element) => { element.scrollTop = element.scrollHeight; }, threadReplaced(messageId));
   }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).

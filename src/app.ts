@@ -11,6 +11,7 @@ import { registerModelRoutes } from './web/chat/model-routes.js';
 import { registerChatRoutes } from './web/chat/chat-routes.js';
 import { registerChatSocket } from './web/chat/chat-socket.js';
 import { registerExportRoutes } from './web/chat/export-routes.js';
+import { registerMessageEditorRoutes } from './web/chat/message-editor-routes.js';
 import { registerSendRoutes } from './web/chat/send-routes.js';
 import { registerTitleRoutes } from './web/chat/title-routes.js';
 import { registerAppInstallRoutes } from './web/http/app-install-routes.js';
@@ -134,6 +135,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registerChatRoutes(authenticated, { store, hub, chatModel, chatService, view, reader, hasGoogleAccount });
     registerModelRoutes(authenticated, { chatModel, chatService, view });
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
+    registerMessageEditorRoutes(authenticated, { store, view });
     registerPhotoRoutes(authenticated, { attachments });
     registerSendRoutes(authenticated, { chatService });
     registerTitleRoutes(authenticated, { chatService, store, view });

@@ -11,12 +11,15 @@ import { addNumberedLines } from '../support/numbered-lines.js';
 
 const contents = (messages: Array<{ content: string }>) => messages.map((message) => message.content);
 
+/** A re-rendered thread: after this page's edit or regenerate it comes scrolled to its end ('innerHTML scroll:bottom'). */
+const isThreadSwap = (message: { target?: unknown; swap?: unknown }) => message.target === '#chat-thread' && String(message.swap).startsWith('innerHTML');
+
 /** Waits for the thread to be re-rendered and returns its HTML. */
 async function nextThread(socket: ChatSocket, seen: number): Promise<string> {
-  await socket.waitFor(() => socket.messages.filter((message) => message.target === '#chat-thread' && message.swap === 'innerHTML').length > seen);
-  return String(socket.messages.filter((message) => message.target === '#chat-thread' && message.swap === 'innerHTML').at(-1)!.content);
+  await socket.waitFor(() => socket.messages.filter(isThreadSwap).length > seen);
+  return String(socket.messages.filter(isThreadSwap).at(-1)!.content);
 }
-const threadSwaps = (socket: ChatSocket) => socket.messages.filter((message) => message.target === '#chat-thread' && message.swap === 'innerHTML').length;
+const threadSwaps = (socket: ChatSocket) => socket.messages.filter(isThreadSwap).length;
 
 test('socket: edit answers the new text with only the shown history, and the old turn is a version', async (t) => {
   const { socket, standin, store, turnFinished } = await startChatHarness(t);
@@ -48,6 +51,8 @@ test('socket: edit answers the new text with only the shown history, and the old
   const earlier = await nextThread(socket, seen);
   assert.match(earlier, /How many people live there\?[\s\S]*1\/2[\s\S]*About 2 million\./);
   assert.ok(!earlier.includes('Lyon'));
+  // The edit's thread came scrolled to its end, where the new reply streams; a version switch keeps the place.
+  assert.deepEqual(socket.messages.filter(isThreadSwap).map((message) => message.swap), ['innerHTML scroll:bottom', 'innerHTML']);
   socket.send({ type: 'version', messageId: 3, direction: 'earlier' });
   await socket.waitFor((message) => String(message.content).includes('There is no earlier version'));
 

@@ -349,3 +349,55 @@ test('phone: a version switch keeps the earlier pages the person had loaded', as
   assert.ok(Math.abs(after - above) < 2, `the message above the switched one stayed in place (${above} → ${after})`);
   assertNoPageErrors(page);
 });
+
+test('phone: Regenerate and Save & send use the model picked now; an empty edit is not sent', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  await openSeededChat(testApp, page, baseUrl);
+
+  await page.locator('#model-select').selectOption('qwen3:latest');
+  testApp.standin.enqueue({ content: 'From qwen.' });
+  await lastAssistant(page).locator('.message-regenerate').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(testApp.standin.requests.at(-1)!.model, 'qwen3:latest');
+
+  // Emptied, Save & send sends nothing (the browser asks for text); with text, it goes to the model picked now.
+  await page.locator('#model-select').selectOption('llama3.2:latest');
+  await userMessages(page).last().locator('.message-edit').tap();
+  // The editor comes from the server, focused, with the caret after the text.
+  await waitFor(page, () => document.activeElement?.classList.contains('message-editor') === true);
+  assert.deepEqual(await page.locator('.message-editor').evaluate((editor: HTMLTextAreaElement) => [editor.value, editor.selectionStart, editor.maxLength]), ['Show me code', 12, 32_000]);
+  await page.locator('.message-editor').fill('');
+  await page.locator('.message-edit-save').tap();
+  assert.equal(await page.locator('.message-editor').evaluate((editor: HTMLTextAreaElement) => editor.validity.valueMissing), true);
+  assert.equal(testApp.standin.requests.length, 1, 'nothing was sent');
+  testApp.standin.enqueue({ content: 'From llama.' });
+  await page.locator('.message-editor').fill('Show me other code');
+  await page.locator('.message-edit-save').tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-user .message-version-position')?.textContent === '2/2');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assert.equal(testApp.standin.requests.at(-1)!.model, 'llama3.2:latest');
+  assert.equal(testApp.standin.requests.length, 2);
+  assertNoPageErrors(page);
+});
+
+test('phone: Regenerate on a reply further up shows the end of the thread, where the new reply streams', async (t) => {
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const store = createConversationStore(testApp.database);
+  const { id } = store.createConversation('Scroll', 'llama3.2:latest');
+  const ids = addNumberedLines(store, id, 100);
+  await page.goto(`${baseUrl}/c/${id}`);
+  await waitForSocket(page);
+  // The page shows the last 40; the person scrolls up until reply 64 is at the top.
+  await page.locator(`#message-${ids[63]}`).evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  const fromEnd = () => page.locator('#chat-thread').evaluate((thread) => thread.scrollHeight - thread.scrollTop - thread.clientHeight);
+  assert.ok((await fromEnd()) > 300, 'scrolled up');
+
+  testApp.standin.enqueue({ content: 'Written again.', chunkDelayMs: 200 });
+  await page.locator(`#message-${ids[63]} .message-regenerate`).tap();
+  await waitFor(page, () => document.querySelector('#chat-thread .chat-message-assistant:last-of-type .message-version-position, #chat-thread .chat-message-streaming') !== null);
+  await waitFor(page, (oldId) => document.getElementById(`message-${oldId}`) === null, ids[63]!);
+  assert.ok((await fromEnd()) < 2, 'the end of the thread is in view');
+  assert.equal(await waitForReplyEnd(page), 'complete');
+  assertNoPageErrors(page);
+});

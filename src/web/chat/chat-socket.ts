@@ -58,6 +58,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
     const showError = (notice: ErrorNotice | string) => sender.swap('#chat-thread', 'beforeend', view.chatError(notice));
     // While this page's own version switch runs: the first message it shows, so the thread it gets back keeps its earlier pages.
     let switchShownFrom: number | undefined;
+    // While this page's own edit or regenerate runs: the thread it gets back shows its end, where the new reply streams.
+    let followThreadEnd = false;
 
     // A new chat's sidebar item is not needed to read the reply: it goes after the reply's first
     // text (or whatever else comes first, or after a second), so a phone, busy laying out the
@@ -103,7 +105,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           showError(event.text);
           break;
         case 'thread-changed':
-          if (conversationId !== undefined) sender.swap('#chat-thread', 'innerHTML', reader.threadHtml(conversationId, event.fromId, switchShownFrom));
+          if (conversationId !== undefined) sender.swap('#chat-thread', followThreadEnd ? 'innerHTML scroll:bottom' : 'innerHTML', reader.threadHtml(conversationId, event.fromId, switchShownFrom));
           break;
         case 'reply-started':
           sender.event('reply-state', { conversationId, running: true });
@@ -199,10 +201,15 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       try {
         // The page acts on the conversation it shows; follow it so the new thread comes back here.
         if (message && message.conversationId !== conversationId) follow(message.conversationId);
-        if (command.type === 'edit') {
-          await chatService.editMessage({ messageId, text: command.message, model: command.model || undefined });
-        } else if (command.type === 'regenerate') {
-          await chatService.regenerate({ messageId, model: command.model || undefined });
+        if (command.type === 'edit' || command.type === 'regenerate') {
+          // Both publish the new thread before they return, to this page among others.
+          followThreadEnd = true;
+          try {
+            if (command.type === 'edit') await chatService.editMessage({ messageId, text: command.message, model: command.model || undefined });
+            else await chatService.regenerate({ messageId, model: command.model || undefined });
+          } finally {
+            followThreadEnd = false;
+          }
         } else {
           // showVersion publishes the new thread synchronously, to this page among others.
           switchShownFrom = command.shownFrom || undefined;
