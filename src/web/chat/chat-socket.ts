@@ -73,8 +73,12 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       switch (event.type) {
         case 'delta':
           sender.appendText(`#message-${event.messageId}-thinking`, event.thinking);
-          sender.appendText(`#message-${event.messageId}-body`, event.content);
+          sender.appendText(`#message-${event.messageId}-tail`, event.content);
           if (afterFirstText && (event.thinking || event.content)) sendAfterFirstText();
+          break;
+        case 'blocks-formatted':
+          // The finished blocks as HTML in place of their text; the open block's text stays text.
+          sender.swap(`#message-${event.messageId}-tail`, 'outerHTML', event.html + view.streamTail(event.messageId, event.tail));
           break;
         case 'message-added': {
           const html = reader.messageHtml(event.messageId);
