@@ -124,3 +124,40 @@ test('a streamed reply shifts the layout by at most 0.02, from its first words t
   assert.deepEqual(final.strong, ['a plan', 'whole plan']);
   assertNoPageErrors(page);
 });
+
+test('the keyboard opening keeps the newest message in view, and Send keeps the focus in the box (390x844)', async (t) => {
+  const { test: app, page } = await openChat(t, browser, { context: phone });
+  // A new chat's tab title comes as HTML over the socket.
+  app.standin.enqueue({ content: Array.from({ length: 40 }, (_, index) => `Line ${index + 1} of a long chat.`).join('\n\n') });
+  await send(page, 'A long answer please');
+  assert.equal(await waitForReplyEnd(page, 30_000), 'complete');
+  await waitFor(page, () => document.title === 'A long answer please · Hearth');
+  await waitFor(page, () => {
+    const thread = document.getElementById('chat-thread')!;
+    return thread.scrollHeight - thread.scrollTop - thread.clientHeight < 2;
+  });
+
+  // Android makes the page shorter when the keyboard opens: the last message stays in sight.
+  await page.locator('#chat-input').focus();
+  await page.setViewportSize({ width: 390, height: 508 });
+  await waitFor(page, () => {
+    const thread = document.getElementById('chat-thread')!;
+    const last = [...thread.querySelectorAll('.chat-message')].at(-1)!.getBoundingClientRect();
+    return last.bottom <= thread.getBoundingClientRect().bottom + 1 && window.innerHeight === 508;
+  });
+
+  // Send with a tap: the box keeps the focus (the keyboard would close with it).
+  app.standin.enqueue({ content: 'Short.' });
+  await page.locator('#chat-input').fill('And one more');
+  await page.locator('#chat-send').tap();
+  await waitFor(page, () => document.querySelectorAll('#chat-thread .chat-message-assistant').length === 2);
+  assert.equal(await waitForReplyEnd(page, 30_000), 'complete');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'chat-input', 'the focus stayed in the message box');
+  const inView = await page.evaluate(() => {
+    const thread = document.getElementById('chat-thread')!;
+    const last = [...thread.querySelectorAll('.chat-message')].at(-1)!.getBoundingClientRect();
+    return last.bottom <= thread.getBoundingClientRect().bottom + 1;
+  });
+  assert.ok(inView, 'the newest message is in view above the keyboard');
+  assertNoPageErrors(page);
+});

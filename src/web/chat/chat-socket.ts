@@ -9,7 +9,7 @@ import { endSocketSession, type SessionSockets } from '../auth/session-sockets.j
 import type { SessionSliding } from '../auth/session-lifetime.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
-import { toHistoryItemView, type ChatView } from './chat-view.js';
+import { spokenText, toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
 import { createSocketSender } from './socket-sender.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
@@ -68,6 +68,9 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       sendLater?.();
     };
 
+    // The message a reply last finished: said once, through #chat-status, when the turn ends.
+    let lastFinished: number | undefined;
+
     const onEvent = (event: ReplyEvent) => {
       if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta' && event.type !== 'reply-started') sendAfterFirstText();
       switch (event.type) {
@@ -86,6 +89,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           break;
         }
         case 'message-updated': {
+          lastFinished = event.messageId;
           const html = reader.messageHtml(event.messageId);
           if (html) sender.swap(`#message-${event.messageId}`, 'outerHTML', html);
           break;
@@ -109,9 +113,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'reply-started':
           sender.event('reply-state', { conversationId, running: true });
           break;
-        case 'reply-finished':
+        case 'reply-finished': {
+          const message = lastFinished === undefined ? undefined : store.getMessage(lastFinished);
+          const said = message ? spokenText(message.html ?? escapeText(message.content), 2000) : '';
+          sender.swap('#chat-status', 'innerHTML', said ? `Reply finished: ${said}` : 'Reply finished');
           sender.event('reply-finished', { conversationId });
           break;
+        }
         case 'title-changed': {
           // The model named the chat: its sidebar item and the header say so; the page's script
           // may also update the tab's title and the rename field from the data event.
@@ -162,14 +170,19 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
           (conversation, created) => {
             if (conversation.id !== conversationId) follow(conversation.id);
+            sender.swap('#chat-empty', 'delete', '');
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
-              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}`, title: conversation.title });
+              // Its id in the form and the tab's title now; its address is the page's to set.
+              sender.swap('#conversation-id', 'outerHTML', view.conversationField(conversation.id));
+              sender.swap('title', 'innerHTML', escapeText(`${conversation.title} · Hearth`));
+              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}` });
               // Its sidebar item, and the header's title, now renamable: one frame, after the reply's first words.
               const historyItem = view.historyItem({ ...toHistoryItemView(conversation, conversation.id) });
               const titleArea = view.chatTitle({ title: conversation.title, conversationId: conversation.id });
               sendAfterFirstText();
               afterFirstText = () => {
+                sender.swap('#history-list .history-empty', 'delete', '');
                 sender.swap('#history-list', 'afterbegin', historyItem);
                 sender.swap('#chat-title-area', 'outerHTML', titleArea);
               };

@@ -186,6 +186,14 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation, que
   return { ...toHistoryItemView(conversation), snippet, messageId: hit.messageId, ...(query ? { query } : {}) };
 }
 
+/**
+ * What a screen reader is told of a finished reply: its sanitized HTML without tags (entities stay
+ * escaped, so the result is still safe HTML text), whitespace made single spaces, cut to `most`.
+ */
+export function spokenText(html: string, most: number): string {
+  return html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, most).replace(/&[a-z#0-9]*$/i, '');
+}
+
 /** Renders the partials that both the pages and the WebSocket updates use. */
 export function createChatView(eta: Eta) {
   return {
@@ -193,6 +201,8 @@ export function createChatView(eta: Eta) {
     messagePage: (page: { messages: MessageView[]; earlierUrl: string | undefined; laterUrl?: string | undefined }) =>
       eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
+    /** The message form's hidden field naming the conversation it sends to. */
+    conversationField: (conversationId: number | undefined) => eta.render('./partials/conversation-field', { conversationId }),
     /** A streaming message's open block, as text: formatted blocks go in before it as they finish. */
     streamTail: (messageId: number, text: string) => eta.render('./partials/stream-tail', { messageId, text }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
