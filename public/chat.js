@@ -67,12 +67,11 @@
     hearth.requestFrame();
   }
 
-  // Streamed text arrives as data (`{"event":"append","target":"#id","text":"..."}`) and is added
-  // as text, never parsed as HTML. htmx hands socket messages over one at a time, in order, so
-  // text never overtakes the swap that made its element.
-  // The browser lays a block of text out again whenever it grows. A long reply is therefore kept
-  // in pieces (blocks that end at a line break, so it looks the same) and only the last piece
-  // grows: each frame lays out a few KB, not the whole reply.
+  // The open block of a reply arrives as data (`{"event":"append","target":"#id","text":"..."}`) and
+  // is added as text, never parsed as HTML; its finished blocks come as HTML from the server. htmx
+  // hands socket messages over one at a time, in order, so text never overtakes the swap that made
+  // its element. The browser lays a block of text out again whenever it grows: a long one is kept
+  // in pieces (that end at a line break, so it looks the same) and only the last piece grows.
   const streamPieceCharacters = 2048;
   function newStreamPiece(/** @type {HTMLElement} */ element, /** @type {string} */ text) {
     const piece = document.createElement('div');
@@ -80,49 +79,22 @@
     piece.append(document.createTextNode(text));
     element.append(piece);
   }
-  function appendStreamedText(/** @type {string} */ target, /** @type {string} */ text) {
-    const element = document.getElementById(target.slice(1));
-    if (!element) return;
+  function appendStreamedText(/** @type {DataFrame} */ data) {
+    const element = typeof data.target === 'string' && typeof data.text === 'string' ? document.getElementById(data.target.slice(1)) : null;
+    if (!element || !data.text) return;
+    const text = data.text;
     const last = element.lastChild;
     // The text so far: straight in the element (as the server rendered it) or in the last piece.
     const piece = last instanceof Element && last.classList.contains('chat-stream-piece') ? last.lastChild : null;
     const tail = last instanceof Text ? last : piece instanceof Text ? piece : null;
+    const lineEnd = tail && tail.length >= streamPieceCharacters ? text.indexOf('\n') : -1;
     if (!tail) newStreamPiece(element, text);
+    else if (lineEnd < 0) tail.appendData(text);
     else {
-      const lineEnd = tail.length >= streamPieceCharacters ? text.indexOf('\n') : -1;
-      if (lineEnd < 0) tail.appendData(text);
-      else {
-        tail.appendData(text.slice(0, lineEnd + 1));
-        newStreamPiece(element, text.slice(lineEnd + 1));
-      }
+      tail.appendData(text.slice(0, lineEnd + 1));
+      newStreamPiece(element, text.slice(lineEnd + 1));
     }
     scrollToEndSoon();
-  }
-
-  // Each change of the text costs the page a layout and a paint, and on a slow phone the socket's
-  // next messages wait behind them: a fast reply's text is put on the page at most every
-  // streamTextIntervalMs (20 times a second), with whatever came in between. Any other message
-  // from the socket puts the waiting text in first (showWaitingText), so the order stays as sent.
-  const streamTextIntervalMs = 50;
-  const waitingText = new Map();
-  /** @type {number | undefined} */
-  let waitingTimer;
-  let lastTextShown = Number.NEGATIVE_INFINITY;
-  function showWaitingText() {
-    clearTimeout(waitingTimer);
-    waitingTimer = undefined;
-    if (waitingText.size === 0) return;
-    lastTextShown = performance.now();
-    for (const [target, text] of waitingText) appendStreamedText(target, text);
-    waitingText.clear();
-  }
-  function queueStreamedText(/** @type {DataFrame} */ data) {
-    if (typeof data.target !== 'string' || !data.target.startsWith('#') || typeof data.text !== 'string' || !data.text) return;
-    waitingText.set(data.target, (waitingText.get(data.target) ?? '') + data.text);
-    if (waitingTimer !== undefined) return;
-    const wait = lastTextShown + streamTextIntervalMs - performance.now();
-    if (wait <= 0) showWaitingText();
-    else waitingTimer = window.setTimeout(showWaitingText, wait);
   }
 
   function growInput() {
@@ -171,11 +143,9 @@
   /** The one place data frames are read (by their event), after JSON.parse. */
   function handleDataFrame(/** @type {DataFrame} */ data) {
     if (data.event === 'session-ended') showSessionEnded(data.message);
-    else if (data.event === 'reply-state') replyRunning = data.running === true;
-    else if (data.event === 'reply-finished') {
-      replyRunning = false;
-      announceFinishedReply();
-    }
+    else if (data.event === 'reply-state' || data.event === 'reply-finished') replyRunning = data.running === true;
+    // A new chat: its id, tab title, sidebar item and header come as HTML; its address is set here.
+    else if (data.event === 'conversation-started') showAddressSoon(data.url ?? '');
     const element = input();
     if (data.event === 'message-accepted' && element) {
       element.value = '';
@@ -183,16 +153,9 @@
       // page while the reply's first words are on their way).
       element.style.height = '';
       body.classList.remove('is-sending');
-      document.getElementById('chat-empty')?.remove();
       stickToBottom = true;
       // The photos sent with it are in the thread now (photos.js empties its tray).
       document.dispatchEvent(new Event('hearth:message-accepted'));
-    } else if (data.event === 'conversation-started') {
-      const field = conversationField();
-      if (field) field.value = String(data.conversationId);
-      showAddressSoon(data.url ?? '');
-      // Its title area and the sidebar (with it, current, under Today) come as HTML after the reply's first words.
-      if (data.title) document.title = `${data.title} · Hearth`;
     }
   }
 
@@ -211,11 +174,9 @@
 
   document.addEventListener('htmx:ws:before:message:incoming', (event) => {
     const frame = readDataFrame(event.detail.message.data);
-    // A swap or an event may need the text sent before it (a tool card after its words).
-    if (frame?.event !== 'append') showWaitingText();
     if (!frame) return;
     if (frame.event === 'append') {
-      queueStreamedText(frame);
+      appendStreamedText(frame);
       // Handled: htmx need not parse it again nor fire its after-events for every frame.
       event.detail.cancelled = true;
       event.preventDefault();
@@ -307,16 +268,6 @@
   }
   keepFormWorkingUntilConnected();
 
-  // Screen readers hear a finished reply once, from #chat-status, not every streamed token.
-  function announceFinishedReply() {
-    // The final swap of the reply may come in the same batch: read it once the DOM settles.
-    setTimeout(() => {
-      const bodies = document.querySelectorAll('#chat-thread .chat-message-assistant .chat-message-body');
-      const text = (bodies[bodies.length - 1]?.textContent ?? '').replace(/\s+/g, ' ').trim();
-      hearth.announce(text ? `Reply finished: ${text.slice(0, 2000)}` : 'Reply finished');
-    }, 0);
-  }
-
   document.addEventListener('keydown', (event) => {
     if (event.target !== input() || event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
     // On touch keyboards Enter makes a new line; the Send button sends.
@@ -327,6 +278,10 @@
   document.addEventListener('input', (event) => {
     if (event.target === input()) growInput();
   });
+  // Send keeps the focus in the box, so a phone's keyboard stays open between messages; and when
+  // the keyboard opens (the page gets shorter), the newest message stays in view.
+  document.addEventListener('mousedown', (event) => { if (hearth.within(event, '#chat-send')) event.preventDefault(); });
+  window.addEventListener('resize', scrollToEndSoon);
 
   document.addEventListener('DOMContentLoaded', () => {
     const element = thread();

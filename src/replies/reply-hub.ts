@@ -5,6 +5,11 @@
 
 export type ReplyEvent =
   | { type: 'delta'; messageId: number; content: string; thinking: string }
+  /**
+   * Finished blocks of the streaming message were formatted: their HTML, and the text after them
+   * (the open block, still shown as text).
+   */
+  | { type: 'blocks-formatted'; messageId: number; html: string; tail: string }
   /** A message was added to the conversation (a user message, a new assistant round, a tool card). */
   | { type: 'message-added'; messageId: number }
   /** A message changed as a whole (finished, stopped, failed): render it again. */
@@ -29,6 +34,8 @@ export interface ActiveReply {
   messageId: number;
   content: string;
   thinking: string;
+  /** The formatted blocks of `content` so far: their HTML, and where in the text they end. */
+  formatted: { readonly html: string; readonly end: number };
   /** `shutdown`: the server is stopping, not the person; the reply is saved as cut off, not as stopped. */
   stop(reason?: 'shutdown'): void;
 }

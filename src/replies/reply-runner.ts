@@ -5,6 +5,7 @@ import { charactersPerToken, fitToContext } from '../engine/llm/history.js';
 import { LlmError } from '../engine/llm/llm-error.js';
 import type { SystemPrompt } from './system-prompt.js';
 import type { MarkdownRenderer } from '../engine/markdown/markdown-renderer.js';
+import { StreamingMarkdown } from '../engine/markdown/streaming-markdown.js';
 import type { MemoryFile } from '../providers/memory/memory-file.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, DraftPiece, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
@@ -33,8 +34,8 @@ export interface ReplyRunnerDependencies {
   buildSystemPrompt(memory: string): Promise<SystemPrompt>;
   /** The tools: only a name the model may call makes fenced JSON naming it a call; each says whether its results stay in the history. */
   tools: Pick<ToolRegistry, 'find' | 'named'>;
-  /** Renders a finished message's Markdown (in a worker, with a time limit). */
-  markdown: Pick<MarkdownRenderer, 'render' | 'version'>;
+  /** Renders a message's Markdown block by block as it streams (in a worker, with a time limit). */
+  markdown: Pick<MarkdownRenderer, 'renderBlocks' | 'version'>;
   /** How often a streaming reply saves what it added (a draft piece), so a crash keeps most of it. */
   saveIntervalMs?: number;
   /** Photos the person sent, given to a model that can see as its `images`. */
@@ -135,6 +136,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     saveDraft(piece: DraftPiece): void;
     /** The current round's raw text, tags included (null: the same as the shown text). */
     roundText: { raw(): string | null };
+    /** Formats the message being streamed, block by block. */
+    formatter(): StreamingMarkdown;
   }
 
   /** Streams one round into the reply's current message; returns the tags the model wrote. */
@@ -166,6 +169,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       if (!visible && !thinking) return;
       reply.content += visible;
       reply.thinking += thinking;
+      setup.formatter().push(visible);
       hub.publish(conversation.id, { type: 'delta', messageId: reply.messageId, content: visible, thinking });
     };
     for await (const chunk of stream) {
@@ -219,19 +223,30 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
 
   async function runTurn(conversation: Conversation, firstMessage: StoredMessage, options: TurnOptions = {}): Promise<void> {
     const stopController = new AbortController();
-    const reply: ActiveReply = {
+    // Each message's blocks are formatted once, off the main thread, as they finish: the page gets
+    // them as HTML while the open block streams as text, and the finished message keeps the same HTML.
+    const newFormatter = (): StreamingMarkdown => {
+      const formatter: StreamingMarkdown = new StreamingMarkdown(markdown, (html, end) => {
+        if (reply.formatted !== formatter) return; // its message has ended
+        hub.publish(conversation.id, { type: 'blocks-formatted', messageId: reply.messageId, html, tail: reply.content.slice(end) });
+      });
+      return formatter;
+    };
+    const reply: ActiveReply & { formatted: StreamingMarkdown } = {
       conversationId: conversation.id,
       messageId: firstMessage.id,
       content: '',
       thinking: '',
+      formatted: new StreamingMarkdown(markdown),
       stop: (reason) => stopController.abort(reason ?? 'person'),
     };
+    reply.formatted = newFormatter();
     hub.begin(reply);
     const roundText = { raw: (): string | null => null };
     const saveDraft = (piece: DraftPiece) => store.appendDraft(reply.messageId, piece);
-    // A message that ends is rendered once, off the main thread, and kept, whole, with its final status.
+    // A message that ends is kept, whole, with its final status and the HTML of all its blocks.
     const finish = async (changes: MessageChanges) => {
-      const html = await markdown.render(reply.content);
+      const html = await reply.formatted.finish();
       store.updateMessage(reply.messageId, { content: reply.content, thinking: reply.thinking, raw: roundText.raw(), ...changes, html, html_version: markdown.version });
       // Writing a long reply and sending its page update are each a piece of work in one go:
       // others' requests get a turn between them.
@@ -246,7 +261,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       const prepared = await prepareTurn(conversation, options);
       const historyStart = store.historyStart(conversation.id, prepared.contextTokens * charactersPerToken);
       const imagesByMessage = dependencies.attachments.imagesForConversation(conversation.id, historyStart);
-      const setup: TurnSetup = { conversation, reply, saveDraft, roundText, stop: stopController.signal, historyStart, imagesByMessage, ...prepared };
+      const setup: TurnSetup = { conversation, reply, saveDraft, roundText, formatter: () => reply.formatted, stop: stopController.signal, historyStart, imagesByMessage, ...prepared };
       const turn = { memoryRevision: prepared.memoryRevision, vision: prepared.vision };
       let images: ToolImage[] = [];
       for (let round = 1; ; round += 1) {
@@ -296,6 +311,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
         reply.messageId = next.id;
         reply.content = '';
         reply.thinking = '';
+        reply.formatted = newFormatter();
         hub.publish(conversation.id, { type: 'message-added', messageId: next.id });
       }
     } catch (error) {

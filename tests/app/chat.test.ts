@@ -34,8 +34,8 @@ test('a message is saved before the model is called, and the reply streams then 
 
   // Streamed text goes as data for chat.js to add as text (never as HTML for htmx to swap);
   // the final render is sanitized Markdown.
-  assert.equal(streamedText(socket, '#message-2-body'), 'Here is **bold** & <b>raw</b>.');
-  assert.ok(!socket.messages.some((message) => message.target === '#message-2-body' && 'content' in message), 'no streamed text is swapped as HTML');
+  assert.equal(streamedText(socket, '#message-2-tail'), 'Here is **bold** & <b>raw</b>.');
+  assert.ok(!socket.messages.some((message) => message.target === '#message-2-tail' && 'content' in message), 'no streamed text is swapped as HTML (one paragraph: no finished block before the end)');
   assert.match(String(final.content), /<strong>bold<\/strong> &amp; &lt;b&gt;raw&lt;\/b&gt;/);
   assert.match(String(final.content), /data-status="complete"/);
   // The sidebar comes again whole, the new chat under Today and marked current.
@@ -44,9 +44,10 @@ test('a message is saved before the model is called, and the reply streams then 
   // The header's title comes with it, now renamable (its form posts to the new chat).
   const titleArea = socket.messages.find(isSwap('#chat-title-area', 'outerHTML'));
   assert.match(String(titleArea?.content), /<span class="chat-title-text" id="chat-title-text">Hi there<\/span>[\s\S]*hx-post="\/c\/1\/title"/);
-  assert.equal(started.title, 'Hi there');
+  // And the tab's title, as HTML.
+  assert.equal(socket.messages.find(isSwap('title', 'innerHTML'))?.content, 'Hi there · Hearth');
   // The sidebar item waits for the reply's first words, which a phone then shows sooner.
-  const firstText = socket.messages.findIndex((message) => message.event === 'append' && message.target === '#message-2-body');
+  const firstText = socket.messages.findIndex((message) => message.event === 'append' && message.target === '#message-2-tail');
   assert.ok(firstText > 0 && socket.messages.findIndex(isSwap('#history-list', 'innerHTML')) > firstText, 'the sidebar item comes after the first text');
 
   const saved = store.listMessages(1);
@@ -79,7 +80,7 @@ test('thinking streams apart from the answer', async (t) => {
   socket.send({ type: 'send', message: 'Why?', model: 'qwen3:latest' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.equal(streamedText(socket, '#message-2-thinking'), 'Let me think.');
-  assert.equal(streamedText(socket, '#message-2-body'), 'Answer.');
+  assert.equal(streamedText(socket, '#message-2-tail'), 'Answer.');
   assert.match(String(final.content), /class="thinking-section"[\s\S]*Let me think\./);
   assert.equal(store.getMessage(2)!.thinking, 'Let me think.');
   assert.equal(standin.requests[0]!.think, true);
@@ -92,7 +93,7 @@ test('stop ends the reply at once, aborts the Ollama request and keeps the parti
   renderMarkdown('`warm`');
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 100 });
   socket.send({ type: 'send', message: 'Count' });
-  await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('two'));
+  await socket.waitFor((message) => isAppend('#message-2-tail')(message) && String(message.text).includes('two'));
   socket.send({ type: 'stop' });
   const final = await socket.waitFor(isSwap('#message-2', 'outerHTML'));
   assert.match(String(final.content), /data-status="stopped"/);
@@ -109,7 +110,7 @@ test('a reply goes on without its socket, and a new socket catches up and keeps 
   const { socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'alpha beta gamma delta epsilon zeta eta theta', chunkDelayMs: 60 });
   socket.send({ type: 'send', message: 'Greek' });
-  await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('beta'));
+  await socket.waitFor((message) => isAppend('#message-2-tail')(message) && String(message.text).includes('beta'));
   await socket.close(); // the phone went to sleep
 
   await new Promise((resolve) => setTimeout(resolve, 150));

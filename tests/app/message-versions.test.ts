@@ -192,7 +192,7 @@ test('socket: nothing reshapes the thread while a reply streams, and bad command
   const { socket, standin, store, turnFinished } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six', chunkDelayMs: 80 });
   socket.send({ type: 'send', message: 'Count' });
-  await socket.waitFor((message) => message.target === '#message-2-body');
+  await socket.waitFor((message) => message.target === '#message-2-tail');
   socket.send({ type: 'edit', messageId: 1, message: 'Count slowly' });
   await socket.waitFor((message) => String(message.content).includes('still being written'));
   socket.send({ type: 'regenerate', messageId: 2 });

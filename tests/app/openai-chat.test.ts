@@ -142,7 +142,7 @@ test('thinking is shown apart whether it comes as reasoning_content or as <think
   await turnFinished();
   assert.equal(store.getMessage(4)!.content, 'Two plus two is 4. A < b.');
   assert.equal(store.getMessage(4)!.thinking, 'Plan: be brief.');
-  const streamed = socket.messages.filter(isAppend('#message-4-body')).map((message) => String(message.text)).join('');
+  const streamed = socket.messages.filter(isAppend('#message-4-tail')).map((message) => String(message.text)).join('');
   assert.doesNotMatch(streamed, /think|<th/, 'no tag, not even half of one, reaches the answer');
   const final = await socket.waitFor(isSwap('#message-4', 'outerHTML'));
   assert.match(String(final.content), /class="thinking-section[\s\S]*Plan: be brief\./);
@@ -174,7 +174,7 @@ test('Stop aborts the HTTP request to the OpenAI-compatible server and keeps the
   const { socket, openai, store } = await startTwoServerChat(t);
   openai.enqueue({ content: 'word '.repeat(400), chunkDelayMs: 20 });
   socket.send({ type: 'send', message: 'Talk a lot', model: qwen });
-  await socket.waitFor(isAppend('#message-2-body'));
+  await socket.waitFor(isAppend('#message-2-tail'));
   socket.send({ type: 'stop' });
   const request = await openai.waitForEnd(0);
   assert.equal(request.aborted, true, 'the server saw the connection close before the reply was done');

@@ -215,7 +215,7 @@ test('Ollama killed mid-reply: the partial text is kept, the chat says what happ
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 80 });
   socket.send({ type: 'send', message: 'Count slowly' });
   // Streamed text arrives as data frames (`{"event":"append","text"}`), not as HTML content.
-  await socket.waitFor((message) => message.event === 'append' && message.target === '#message-2-body' && String(message.text).includes('three'));
+  await socket.waitFor((message) => message.event === 'append' && message.target === '#message-2-tail' && String(message.text).includes('three'));
   await standin.close();
   const final = await socket.waitFor((message) => message.target === '#message-2' && String(message.content).includes('chat-error'));
   assert.match(String(final.content), /connection to Ollama .* dropped/);

@@ -14,7 +14,7 @@ test('a phone that stopped answering, a half-sent request and a page reconnectin
   const { app, socket, standin, store, baseUrl, cookies } = await startChatHarness(t);
   standin.enqueue({ content: 'one two three four five six seven eight nine ten', chunkDelayMs: 200 });
   socket.send({ type: 'send', message: 'Count' });
-  await socket.waitFor((message) => isAppend('#message-2-body')(message) && String(message.text).includes('one'));
+  await socket.waitFor((message) => isAppend('#message-2-tail')(message) && String(message.text).includes('one'));
 
   // A phone asleep: its socket is open but it reads nothing, so it never answers a close.
   const asleep = await openChatSocket(baseUrl, cookies);

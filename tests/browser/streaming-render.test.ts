@@ -1,7 +1,8 @@
 /**
- * The streaming path in a phone browser: streamed text arrives as data that chat.js adds as text
- * (not as HTML that htmx parses), so it must stay text, land in the right message, keep its order
- * with the swaps around it, and the view must follow the reply unless the person scrolled up.
+ * The streaming path in a phone browser: a reply's finished blocks come formatted from the server
+ * (sanitized HTML), its open block as data that chat.js adds as text (not as HTML that htmx
+ * parses), so model output never runs, lands in the right message, keeps its order with the swaps
+ * around it, and the view follows the reply unless the person scrolled up.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -26,24 +27,34 @@ test('streamed text stays text: markup in it is shown, never parsed or run', asy
     (window as unknown as { __ran: number[] }).__ran = [];
   });
   const hostile = 'Look: <img src=x onerror="window.__ran.push(1)"> &amp; <b hx-get="/logout" hx-trigger="load">bold</b> ';
-  app.standin.enqueue({ content: `${hostile}${'slow '.repeat(30)}end`, chunkDelayMs: 30 });
+  // A finished paragraph (formatted on the server), then an open one (text) with the same markup.
+  // The model pauses after the second one (the stand-in stalls), so the page is looked at mid-reply.
+  const chunkSize = 8;
+  app.standin.enqueue({ content: `${hostile}\n\n${hostile}${'slow '.repeat(30)}end`, chunkSize, hangAfterChunks: Math.ceil((hostile.length * 2 + 2) / chunkSize) + 1 });
   await send(page, 'Show me markup');
 
   // While it streams: the characters are on the page as typed, and no element was made from them.
-  await waitFor(page, () => (document.querySelector('#chat-thread .chat-message-assistant:last-child .chat-message-body')?.textContent ?? '').includes('</b>'));
+  await waitFor(page, () => (document.querySelector('#chat-thread .chat-message-assistant:last-child .chat-stream-tail')?.textContent ?? '').includes('</b>') && document.querySelector('#chat-thread .chat-message-assistant:last-child .chat-message-body > p') !== null);
   const streaming = await lastAssistant(page).evaluate((message) => ({
     status: message.getAttribute('data-status'),
-    text: message.querySelector('.chat-message-body')?.textContent ?? '',
-    // Only text, and the plain blocks chat.js keeps a long reply in: no element made from the reply.
+    formatted: message.querySelector('.chat-message-body > p')?.textContent ?? '',
+    open: message.querySelector('.chat-stream-tail')?.textContent ?? '',
+    // The server's paragraph, the open block and the plain pieces chat.js keeps long text in: no
+    // element made from the reply's markup.
     strayElements: [...(message.querySelector('.chat-message-body')?.querySelectorAll('*') ?? [])].filter(
-      (element) => !(element.matches('div.chat-stream-piece') && element.childElementCount === 0 && element.attributes.length === 1),
-    ).length,
+      (element) => !element.matches('.chat-message-body > p, div.chat-stream-tail, div.chat-stream-piece') || element.attributes.length > (element.matches('p') ? 0 : 2),
+    ).map((element) => element.outerHTML.slice(0, 80)),
   }));
   assert.equal(streaming.status, 'streaming');
-  assert.ok(streaming.text.startsWith('Look: <img src=x onerror="window.__ran.push(1)"> &amp; <b hx-get="/logout" hx-trigger="load">bold</b>'), streaming.text);
-  assert.equal(streaming.strayElements, 0, 'the streamed body holds text only');
+  const markup = 'Look: <img src=x onerror="window.__ran.push(1)"> &amp; <b hx-get="/logout" hx-trigger="load">bold</b>';
+  // (As Markdown, `&amp;` is an entity: the paragraph shows "&".)
+  assert.equal(streaming.formatted.trim(), markup.replace('&amp;', '&'), 'the finished paragraph shows the markup as text');
+  assert.ok(streaming.open.startsWith(markup), streaming.open);
+  assert.deepEqual(streaming.strayElements, [], 'the streamed body holds the paragraph and text only');
 
-  assert.equal(await waitForReplyEnd(page), 'complete');
+  await page.locator('#chat-stop').click();
+  assert.equal(await waitForReplyEnd(page), 'stopped');
+  assert.equal(await lastAssistantBody(page).locator('img, b').count(), 0, 'the kept reply shows the markup as text too');
   assert.deepEqual(await page.evaluate(() => (window as unknown as { __ran: number[] }).__ran), [], 'nothing in the reply ran');
   const landedOn = await page.evaluate(() => fetch('/').then((response) => new URL(response.url).pathname));
   assert.equal(landedOn, '/', 'still logged in: the injected hx-get="/logout" never fired');
@@ -74,7 +85,8 @@ test('streamed text lands in its own message and in order with the swaps around 
 
 test('the view follows a long reply, and stops following once the person scrolls up', async (t) => {
   const { test: app, page } = await openChat(t, browser, { context: phone });
-  const lines = Array.from({ length: 120 }, (_, index) => `Line ${index + 1} of a long answer.\n\n`).join('');
+  // One long block (a code fence still open), so it streams as text all along.
+  const lines = `\`\`\`\n${Array.from({ length: 120 }, (_, index) => `Line ${index + 1} of a long answer.\n\n`).join('')}`;
   const distanceFromBottom = () =>
     page.evaluate(() => {
       const thread = document.getElementById('chat-thread')!;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { plainTextHtml } from './render-markdown.js';
+import { plainBlockHtml, plainTextHtml, type HighlightBudget } from './render-markdown.js';
 
 /** Bumped when rendering changes, so stored HTML from an older renderer is made again. */
 export const markdownRendererVersion = 2;
@@ -8,12 +8,17 @@ export interface MarkdownRenderer {
   readonly version: number;
   /** Safe HTML for a finished reply: Markdown within the time limit, else the text as plain text. */
   render(markdown: string): Promise<string>;
+  /**
+   * Safe HTML for finished blocks of a streaming reply (markdown-blocks.ts), each rendered on its
+   * own, and what is left of the reply's highlighting budget; blocks that take too long are their text.
+   */
+  renderBlocks(blocks: string[], budget: HighlightBudget): Promise<{ html: string; budget: HighlightBudget }>;
   close(): Promise<void>;
 }
 
 interface Pending {
-  resolve(html: string): void;
-  text: string;
+  resolve(reply: { html: string; budget?: HighlightBudget }): void;
+  fallback(): string;
   timer: NodeJS.Timeout;
 }
 
@@ -31,12 +36,12 @@ export function createMarkdownRenderer(options: { timeoutMs?: number; startTimeo
   let closed = false;
   const pending = new Map<number, Pending>();
 
-  const settle = (id: number, html: string | undefined) => {
+  const settle = (id: number, html: string | undefined, budget?: HighlightBudget) => {
     const entry = pending.get(id);
     if (!entry) return;
     pending.delete(id);
     clearTimeout(entry.timer);
-    entry.resolve(html ?? plainTextHtml(entry.text));
+    entry.resolve(html === undefined ? { html: entry.fallback() } : { html, budget });
   };
 
   function stopWorker(): void {
@@ -63,33 +68,42 @@ export function createMarkdownRenderer(options: { timeoutMs?: number; startTimeo
       markReady(false);
       if (worker === started) stopWorker();
     };
-    thread.on('message', (reply: { ready?: true; id?: number; html?: string }) => {
+    thread.on('message', (reply: { ready?: true; id?: number; html?: string; budget?: HighlightBudget }) => {
       if (reply.ready) {
         clearTimeout(startTimer);
         markReady(true);
-      } else if (reply.id !== undefined) settle(reply.id, reply.html);
+      } else if (reply.id !== undefined) settle(reply.id, reply.html, reply.budget);
     });
     thread.on('error', gone);
     thread.on('exit', gone);
     return started;
   }
 
+  /** Sends one request to the worker; its fallback when the worker is not there, fails or is too slow. */
+  async function request(message: { text: string } | { blocks: string[]; budget: HighlightBudget }, fallback: () => string): Promise<{ html: string; budget?: HighlightBudget }> {
+    if (closed) return { html: fallback() };
+    const current = (worker ??= startWorker());
+    if (!(await current.ready) || worker !== current) return { html: fallback() };
+    return new Promise((resolve) => {
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        // Too slow: whatever it is stuck on, start over with a new worker next time.
+        settle(id, undefined);
+        if (worker === current) stopWorker();
+      }, timeoutMs);
+      pending.set(id, { resolve, fallback, timer });
+      current.thread.postMessage({ id, ...message });
+    });
+  }
+
   return {
     version: markdownRendererVersion,
     async render(markdown) {
-      if (closed) return plainTextHtml(markdown);
-      const current = (worker ??= startWorker());
-      if (!(await current.ready) || worker !== current) return plainTextHtml(markdown);
-      return new Promise((resolve) => {
-        const id = nextId++;
-        const timer = setTimeout(() => {
-          // Too slow: whatever it is stuck on, start over with a new worker next time.
-          settle(id, undefined);
-          if (worker === current) stopWorker();
-        }, timeoutMs);
-        pending.set(id, { resolve, text: markdown, timer });
-        current.thread.postMessage({ id, text: markdown });
-      });
+      return (await request({ text: markdown }, () => plainTextHtml(markdown))).html;
+    },
+    async renderBlocks(blocks, budget) {
+      const rendered = await request({ blocks, budget }, () => blocks.map(plainBlockHtml).join(''));
+      return { html: rendered.html, budget: rendered.budget ?? budget };
     },
     async close() {
       closed = true;

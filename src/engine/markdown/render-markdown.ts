@@ -3,6 +3,7 @@ import type { HLJSApi } from 'highlight.js';
 import { Marked } from 'marked';
 import { markedHighlight } from 'marked-highlight';
 import type sanitizeHtml from 'sanitize-html';
+import { splitMarkdownBlocks } from './markdown-blocks.js';
 
 /*
  * highlight.js (its 35 common grammars) and sanitize-html (with postcss and htmlparser2) are about
@@ -39,7 +40,14 @@ export const plainTextFrom = 64 * 1024;
 const highlightBudgetCharacters = 48 * 1024;
 const autoDetectMaximumCharacters = 2048;
 const autoDetectMaximumBlocks = 8;
-const highlightBudget = { characters: 0, autoDetections: 0 };
+
+/** What highlighting a reply may still spend: one budget per reply, carried from block to block. */
+export interface HighlightBudget {
+  characters: number;
+  autoDetections: number;
+}
+export const newHighlightBudget = (): HighlightBudget => ({ characters: highlightBudgetCharacters, autoDetections: 0 });
+let highlightBudget = newHighlightBudget();
 
 function highlightCode(code: string, language: string): string {
   const highlight = highlighter();
@@ -114,14 +122,18 @@ export function escapeAttribute(text: string): string {
 export const plainTextShown = 64 * 1024;
 
 /** The text as it is, escaped: for replies too long or too unusual to format. */
-export function plainTextHtml(text: string): string {
+export function plainTextHtml(text: string, part: 'reply' | 'rest' = 'reply'): string {
   const shown = text.length > plainTextShown ? text.slice(0, plainTextShown) : text;
   const rest = text.length - shown.length;
+  const what = part === 'reply' ? 'This reply is' : 'The rest of this reply is';
   const note = rest > 0
-    ? `This reply is shown as plain text, and only its first ${plainTextShown.toLocaleString('en')} characters: ${rest.toLocaleString('en')} more are saved with the conversation.`
-    : 'This reply is shown as plain text: it was too long or too unusual to format.';
+    ? `${what} shown as plain text, and only its first ${plainTextShown.toLocaleString('en')} characters: ${rest.toLocaleString('en')} more are saved with the conversation.`
+    : `${what} shown as plain text: it was too long or too unusual to format.`;
   return `<p class="markdown-plain-note">${note}</p><div class="markdown-plain">${escapeText(shown)}</div>`;
 }
+
+/** One block that could not be formatted (too slow, too deep): its text as it is. */
+export const plainBlockHtml = (text: string): string => `<div class="markdown-plain">${escapeText(text.trim())}</div>\n`;
 
 /**
  * Each code block gets a bar above it: its language (from CSS, data-language) and a Copy button
@@ -142,17 +154,42 @@ export function addCodeBars(html: string): string {
 }
 
 /**
- * Markdown from the model (or any untrusted source) to HTML that is safe to place in the page.
- * Replies are rendered in a worker with a time limit (markdown-renderer.ts); this runs there, and
- * directly only for short text.
+ * Finished blocks of one reply (markdown-blocks.ts), each rendered on its own and sanitized, with
+ * the reply's highlighting budget: a streamed reply renders each block once, as it closes, and
+ * the HTML is the same as the whole reply's. A block that fails is shown as its text.
+ */
+export function renderMarkdownBlocks(blocks: readonly string[], budget: HighlightBudget): string {
+  highlightBudget = budget;
+  let html = '';
+  for (const block of blocks) {
+    try {
+      html += addCodeBars(sanitizer()(marked.parse(block, { async: false }), sanitizeOptions));
+    } catch {
+      html += plainBlockHtml(block); // marked overflows its stack on some nesting
+    }
+  }
+  return html;
+}
+
+/**
+ * Markdown from the model (or any untrusted source) to HTML that is safe to place in the page:
+ * its blocks in order, as a stream of it is rendered, and past `maximumLength` characters the
+ * rest as plain text. Replies are rendered in a worker with a time limit (markdown-renderer.ts);
+ * this runs there, and directly only for short text.
  */
 export function renderMarkdown(markdown: string, maximumLength = plainTextFrom): string {
-  if (markdown.length > maximumLength) return plainTextHtml(markdown);
-  highlightBudget.characters = highlightBudgetCharacters;
-  highlightBudget.autoDetections = 0;
-  try {
-    return addCodeBars(sanitizer()(marked.parse(markdown, { async: false }), sanitizeOptions));
-  } catch {
-    return plainTextHtml(markdown); // marked overflows its stack on some nesting
+  const budget = newHighlightBudget();
+  const blocks: string[] = [];
+  let length = 0;
+  for (const block of splitMarkdownBlocks(markdown)) {
+    // Blocks are in order; blank lines between them belong to neither.
+    const end = markdown.indexOf(block, length) + block.length;
+    if (end > maximumLength) break;
+    blocks.push(block);
+    length = end;
   }
+  if (blocks.length === 0 && markdown.trim()) return plainTextHtml(markdown);
+  const html = renderMarkdownBlocks(blocks, budget);
+  const rest = markdown.slice(length);
+  return rest.trim() ? html + plainTextHtml(rest, 'rest') : html;
 }

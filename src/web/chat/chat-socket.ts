@@ -9,7 +9,7 @@ import { endSocketSession, type SessionSockets } from '../auth/session-sockets.j
 import type { SessionSliding } from '../auth/session-lifetime.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
-import { historyPageSize, toHistoryItemView, type ChatView } from './chat-view.js';
+import { historyPageSize, spokenText, toHistoryItemView, type ChatView } from './chat-view.js';
 import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
 import { createSocketSender } from './socket-sender.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
@@ -73,13 +73,20 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
       sendLater?.();
     };
 
+    // The message a reply last finished: said once, through #chat-status, when the turn ends.
+    let lastFinished: number | undefined;
+
     const onEvent = (event: ReplyEvent) => {
       if (afterFirstText && event.type !== 'message-added' && event.type !== 'delta' && event.type !== 'reply-started') sendAfterFirstText();
       switch (event.type) {
         case 'delta':
           sender.appendText(`#message-${event.messageId}-thinking`, event.thinking);
-          sender.appendText(`#message-${event.messageId}-body`, event.content);
+          sender.appendText(`#message-${event.messageId}-tail`, event.content);
           if (afterFirstText && (event.thinking || event.content)) sendAfterFirstText();
+          break;
+        case 'blocks-formatted':
+          // The finished blocks as HTML in place of their text; the open block's text stays text.
+          sender.swap(`#message-${event.messageId}-tail`, 'outerHTML', event.html + view.streamTail(event.messageId, event.tail));
           break;
         case 'message-added': {
           const html = reader.messageHtml(event.messageId);
@@ -87,6 +94,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           break;
         }
         case 'message-updated': {
+          lastFinished = event.messageId;
           const html = reader.messageHtml(event.messageId);
           if (html) sender.swap(`#message-${event.messageId}`, 'outerHTML', html);
           break;
@@ -110,9 +118,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
         case 'reply-started':
           sender.event('reply-state', { conversationId, running: true });
           break;
-        case 'reply-finished':
+        case 'reply-finished': {
+          const message = lastFinished === undefined ? undefined : store.getMessage(lastFinished);
+          const said = message ? spokenText(message.html ?? escapeText(message.content), 2000) : '';
+          sender.swap('#chat-status', 'innerHTML', said ? `Reply finished: ${said}` : 'Reply finished');
           sender.event('reply-finished', { conversationId });
           break;
+        }
         case 'title-changed': {
           // The model named the chat: its sidebar item and the header say so; the page's script
           // may also update the tab's title and the rename field from the data event.
@@ -164,9 +176,13 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
           },
           (conversation, created) => {
             if (conversation.id !== conversationId) follow(conversation.id);
+            sender.swap('#chat-empty', 'delete', '');
             sender.event('message-accepted', { conversationId: conversation.id });
             if (created) {
-              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}`, title: conversation.title });
+              // Its id in the form and the tab's title now; its address is the page's to set.
+              sender.swap('#conversation-id', 'outerHTML', view.conversationField(conversation.id));
+              sender.swap('title', 'innerHTML', escapeText(`${conversation.title} · Hearth`));
+              sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}` });
               // The sidebar with it under Today, marked current, the header's title (now renamable) and its
               // ⋯ menu: one frame, after the reply's first words.
               const now = Date.now();

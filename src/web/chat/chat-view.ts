@@ -15,8 +15,10 @@ export interface MessageView {
   role: 'user' | 'assistant';
   content: string;
   thinking: string;
-  /** Sanitized HTML of an assistant reply; empty while it streams. */
+  /** Sanitized HTML of an assistant reply; while it streams, of its blocks formatted so far. */
   html: string;
+  /** While it streams: the text after the formatted blocks (the open block), shown as text. */
+  streamText: string;
   status: MessageStatus;
   streaming: boolean;
   hasContent: boolean;
@@ -116,6 +118,8 @@ export interface HistoryItemView {
 export interface LiveText {
   content: string;
   thinking: string;
+  /** The blocks formatted so far: their HTML, and where in `content` they end. */
+  formatted?: { readonly html: string; readonly end: number };
 }
 
 /**
@@ -147,7 +151,8 @@ export function toMessageView(
     role: message.role,
     content,
     thinking,
-    html: message.role === 'assistant' && !streaming ? storedHtml(message, content) : '',
+    html: message.role === 'assistant' && !streaming ? storedHtml(message, content) : streaming ? (live?.formatted?.html ?? '') : '',
+    streamText: streaming ? content.slice(live?.formatted?.end ?? 0) : '',
     status: message.status,
     streaming,
     hasContent: content.length > 0,
@@ -212,6 +217,14 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation, que
   return { ...toHistoryItemView(conversation, undefined, time, now), snippet, messageId: hit.messageId, ...(query ? { query } : {}) };
 }
 
+/**
+ * What a screen reader is told of a finished reply: its sanitized HTML without tags (entities stay
+ * escaped, so the result is still safe HTML text), whitespace made single spaces, cut to `most`.
+ */
+export function spokenText(html: string, most: number): string {
+  return html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, most).replace(/&[a-z#0-9]*$/i, '');
+}
+
 /** Renders the partials that both the pages and the WebSocket updates use. */
 export function createChatView(eta: Eta) {
   return {
@@ -219,6 +232,10 @@ export function createChatView(eta: Eta) {
     messagePage: (page: { messages: MessageView[]; earlierUrl: string | undefined; laterUrl?: string | undefined }) =>
       eta.render('./partials/message-page', page),
     toolCard: (call: ToolCallView) => eta.render('./partials/tool-card', { call }),
+    /** The message form's hidden field naming the conversation it sends to. */
+    conversationField: (conversationId: number | undefined) => eta.render('./partials/conversation-field', { conversationId }),
+    /** A streaming message's open block, as text: formatted blocks go in before it as they finish. */
+    streamTail: (messageId: number, text: string) => eta.render('./partials/stream-tail', { messageId, text }),
     historyItem: (conversation: HistoryItemView) => eta.render('./partials/history-item', { conversation }),
     /** The header's title; `retitle` adds the tab's <title>, `error` shows the rename field open with it. */
     chatTitle: (title: { title: string; conversationId?: number; retitle?: boolean; typed?: string; error?: string }) =>

@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import { escapeAttribute } from '../../engine/markdown/render-markdown.js';
 
 export interface SocketSenderOptions {
-  /** Text deltas for the same element are merged into one frame at most this often. */
+  /** Text deltas for the same element are merged into one frame at most this often (a phone lays text out at most 20 times a second). */
   frameIntervalMs?: number;
   /** Above this many unsent bytes the socket is slow (a phone on bad Wi-Fi): keep merging instead. */
   highWaterBytes?: number;
@@ -15,11 +15,11 @@ export interface SocketSenderOptions {
  * dispatcher (public/chat.js): `{"event": …}`. Streamed text is data too,
  * `{"event":"append","target":"#id","text":"..."}`, added to the element as a text node (never
  * parsed as HTML): htmx would parse, process and settle every frame, and on a phone that costs
- * more than the text. It is batched per element, so a fast model sends a frame per 16 ms, not
+ * more than the text. It is batched per element, so a fast model sends a frame per 50 ms, not
  * one per token. Every frame goes through htmx's one queue, so text and swaps keep their order.
  */
 export function createSocketSender(socket: WebSocket, options: SocketSenderOptions = {}) {
-  const frameIntervalMs = options.frameIntervalMs ?? 16;
+  const frameIntervalMs = options.frameIntervalMs ?? 50;
   const highWaterBytes = options.highWaterBytes ?? 1_000_000;
   const pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;

@@ -90,7 +90,7 @@ function buildRunner(t: TestContext, model: ChatModel) {
     maxToolRounds: 10,
     buildSystemPrompt: async () => ({ content: 'You are a test.', outsideText: false }),
     tools: new ToolRegistry([]),
-    markdown: { version: 1, render: async () => '<p>rendered</p>' },
+    markdown: { version: 1, renderBlocks: async (_blocks, budget) => ({ html: '<p>rendered</p>', budget }) },
     // A save after every chunk: the most a streaming reply can ask of the database.
     saveIntervalMs: 0,
     attachments: { imagesForConversation: () => new Map() },
