@@ -1,4 +1,4 @@
-import { MarkdownBlockSplitter } from './markdown-blocks.js';
+import { MarkdownBlockSplitter, type MarkdownBlock } from './markdown-blocks.js';
 import type { MarkdownRenderer } from './markdown-renderer.js';
 import { newHighlightBudget, plainTextFrom, plainTextHtml } from './render-markdown.js';
 
@@ -19,8 +19,10 @@ export class StreamingMarkdown {
   /** Finished blocks not yet sent to the worker, and where the last of them ends. */
   #waiting: string[] = [];
   #waitingEnd = 0;
-  /** Where the next finished block is looked for in the text. */
-  #searchFrom = 0;
+  /** The reply's text in the pieces it came in: joined once, at the end. */
+  #parts: string[] = [];
+  /** A block ended past `plainTextFrom`: the rest is not formatted. */
+  #past = false;
   #rendering: Promise<void> | undefined;
   #html = '';
   #end = 0;
@@ -41,6 +43,8 @@ export class StreamingMarkdown {
   }
 
   push(text: string): void {
+    this.#parts.push(text);
+    if (this.#past) return;
     this.#take(this.#splitter.push(text));
     this.#renderWaiting();
   }
@@ -48,7 +52,7 @@ export class StreamingMarkdown {
   /** The whole reply's HTML, once every block is rendered. */
   async finish(): Promise<string> {
     while (this.#rendering) await this.#rendering;
-    this.#take(this.#splitter.finish());
+    if (!this.#past) this.#take(this.#splitter.finish());
     const blocks = this.#waiting;
     this.#waiting = [];
     if (blocks.length > 0) {
@@ -56,21 +60,19 @@ export class StreamingMarkdown {
       this.#html += html;
       this.#end = this.#waitingEnd;
     }
-    const text = this.#splitter.text;
-    const rest = text.slice(this.#end);
+    const rest = this.#parts.join('').slice(this.#end);
     if (!rest.trim()) return this.#html;
     return this.#html + plainTextHtml(rest, this.#end === 0 ? 'reply' : 'rest');
   }
 
   /** Finished blocks wait for the worker, up to `plainTextFrom` characters of text. */
-  #take(blocks: string[]): void {
-    const text = this.#splitter.text;
-    for (const block of blocks) {
-      // Blocks are in order; blank lines between them belong to neither.
-      const end = text.indexOf(block, this.#searchFrom) + block.length;
-      this.#searchFrom = end;
-      if (end > plainTextFrom) break;
-      this.#waiting.push(block);
+  #take(blocks: MarkdownBlock[]): void {
+    for (const { text, end } of blocks) {
+      if (end > plainTextFrom) {
+        this.#past = true;
+        break;
+      }
+      this.#waiting.push(text);
       this.#waitingEnd = end;
     }
   }
