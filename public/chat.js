@@ -131,6 +131,12 @@
     if (link) link.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
     if (notice) notice.hidden = false;
     link?.focus();
+    // The password in place: a fresh login form (its own token) from the login page; it posts and comes back here.
+    if (link) fetch(link.href).then((response) => response.text()).then((html) => {
+      const form = new DOMParser().parseFromString(html, 'text/html').getElementById('login-form');
+      if (form) document.getElementById('session-ended-form')?.replaceChildren(form);
+      document.getElementById('password')?.focus();
+    }).catch(() => {});
   }
   // Back after the password: the words typed before are in the box again.
   const savedDraft = sessionStorage.getItem(draftKey());

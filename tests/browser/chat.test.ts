@@ -300,7 +300,8 @@ test('errors: a mid-stream error is shown and the partial text kept; a missing m
   await page.locator('#new-chat').click();
   await page.waitForURL(/\/$/);
   await waitForSocket(page);
-  await page.locator('select#model-select').selectOption('qwen3:latest');
+  // The pick is remembered (POST /model-choice) while the model is still there.
+  await Promise.all([page.waitForResponse((response) => response.url().endsWith('/model-choice')), page.locator('select#model-select').selectOption('qwen3:latest')]);
   // The chosen model disappears after the page loaded.
   testApp.standin.models.splice(0, testApp.standin.models.length);
   await send(page, 'Anyone there?');

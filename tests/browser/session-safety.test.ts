@@ -111,8 +111,12 @@ test('a login that ends under an open chat says so in place, keeps what was type
   await page.locator('#chat-input').press('Enter');
   assert.equal(await page.locator('#chat-input').inputValue(), 'half a thought about the garden');
 
-  await Promise.all([page.waitForURL(/\/login/), page.locator('#session-ended-login').click()]);
-  await page.locator('input[name="password"]').fill(testPassword);
+  // The password is asked in place, on the chat page; it comes back to this chat with the words.
+  const password = page.locator('#session-ended #login-form input[name="password"]');
+  await password.waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#session-ended-login').isVisible(), false, 'the form replaces the link to the login page');
+  assert.equal(new URL(page.url()).pathname, '/');
+  await password.fill(testPassword);
   await Promise.all([page.waitForURL((url) => url.pathname === '/'), page.locator('#login-submit').click()]);
   await chatPage.waitForSocket(page);
   assert.equal(await page.locator('#chat-input').inputValue(), 'half a thought about the garden');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { filesystemServerFile, waitForStatus } from '../support/mcp-servers.js';
@@ -40,14 +40,27 @@ test('tool calls show as cards, live and after a reload, with no raw tags', asyn
   assert.match(live, /calculator/);
   assert.match(live, /6 \* 7 = 42/);
   assert.doesNotMatch(await page.locator('#chat-thread').innerText(), /\[TOOL:/);
+  await assertOneTurn(page);
 
   await page.reload();
   await page.locator('.tool-call-card[data-status="done"]').waitFor();
   await page.locator('.tool-call-card .tool-call-details > summary').click();
   assert.equal(await page.locator('.tool-call-card').innerText(), live, 'the saved card looks the same');
   assert.match(await page.locator('.chat-message-assistant').last().innerText(), /The answer is 42\./);
+  await assertOneTurn(page);
   assertNoPageErrors(page);
 });
+
+/** The words before the call, its card and the answer read as one reply: one time and one row of actions, at its end. */
+async function assertOneTurn(page: Page): Promise<void> {
+  const footers = page.locator('.chat-message-assistant .chat-message-footer');
+  assert.equal(await footers.count(), 2, 'two saved messages');
+  assert.deepEqual(await footers.evaluateAll((elements) => elements.map((element) => element.checkVisibility())), [false, true]);
+  const card = (await page.locator('.tool-call-card').boundingBox())!;
+  const answer = (await page.locator('.chat-message-assistant').last().locator('.chat-message-body').boundingBox())!;
+  const gap = answer.y - (card.y + card.height);
+  assert.ok(gap >= 0 && gap < 20, `the answer follows its card closely (${gap} px), as one reply`);
+}
 
 test('an action waits on an approval card; Approve runs it and the card updates', async (t) => {
   const { page, test: app, sendNote } = await openToolChat(t);

@@ -217,12 +217,22 @@ export function toSearchItemView(hit: SearchHit, conversation: Conversation, que
   return { ...toHistoryItemView(conversation, undefined, time, now), snippet, messageId: hit.messageId, ...(query ? { query } : {}) };
 }
 
+/** Tags between which words are apart (blocks, cells, line breaks); inline ones (strong, a, code) join what they hold to its neighbours. */
+const blockTag = /<\/?(?:p|div|li|ul|ol|h[1-6]|pre|table|thead|tbody|tr|td|th|blockquote|br|hr|section|details|summary|figure|figcaption|dt|dd)\b[^>]*>/gi;
+
 /**
  * What a screen reader is told of a finished reply: its sanitized HTML without tags (entities stay
  * escaped, so the result is still safe HTML text), whitespace made single spaces, cut to `most`.
  */
 export function spokenText(html: string, most: number): string {
-  return html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, most).replace(/&[a-z#0-9]*$/i, '');
+  return html
+    .replace(blockTag, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, most)
+    .replace(/&[a-z#0-9]*$/i, '')
+    .trimEnd();
 }
 
 /** Renders the partials that both the pages and the WebSocket updates use. */
