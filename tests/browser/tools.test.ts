@@ -108,6 +108,9 @@ test('the memory page shows the file, saves an edit, lists versions and restores
   const { page, baseUrl, test: app } = await openToolChat(t);
   fs.writeFileSync(app.app.memory.file, '- likes tea\n<img src=x onerror="window.__xss=1">\n');
   await page.goto(`${baseUrl}/memory`);
+  // The list shows the file's entries as text; the file itself is one tap away.
+  assert.match(await page.locator('main').innerText(), /likes tea/);
+  await page.locator('#memory-file > summary').click(); // "Edit the whole file"
   const editor = page.locator('textarea#memory-editor');
   assert.equal(await editor.inputValue(), '- likes tea\n<img src=x onerror="window.__xss=1">\n');
   await editor.fill('- likes green tea\n- lives in Lyon\n');
@@ -116,6 +119,7 @@ test('the memory page shows the file, saves an edit, lists versions and restores
   assert.match(await page.locator('.memory-notice').innerText(), /Memory saved/);
   const versions = page.locator('.memory-version');
   assert.equal(await versions.count(), 2);
+  await page.locator('#memory-versions > summary').click(); // "Past versions (2)"
   await Promise.all([page.waitForURL(/saved=restored/), versions.nth(1).locator('button.memory-restore').click()]);
   assert.match(fs.readFileSync(app.app.memory.file, 'utf8'), /^- likes tea\n/);
   assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
@@ -126,6 +130,7 @@ test('the memory page is usable on a phone', async (t) => {
   const { page, baseUrl } = await openChat(t, browser, { context: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } });
   await page.goto(`${baseUrl}/memory`);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390));
+  await page.locator('#memory-file > summary').tap(); // "Edit the whole file"
   const save = await page.locator('button#memory-save').boundingBox();
   assert.ok(save && save.height >= 40);
   assertNoPageErrors(page);
