@@ -7,14 +7,14 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { freePort } from '../support/free-port.js';
-import { logIn, root, startServer, waitForOutput } from '../support/server-process.js';
+import { childEnvironment, logIn, root, startServer, waitForOutput } from '../support/server-process.js';
 import { openChatSocket } from '../support/test-app.js';
 
 function runScript(script: string, args: string[], environment: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...environment },
+      env: { ...childEnvironment(), ...environment },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

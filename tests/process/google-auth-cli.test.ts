@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startGoogleHarness, account, type GoogleHarness } from '../support/google-setup.js';
+import { childEnvironment } from '../support/server-process.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
@@ -24,7 +25,7 @@ function runCli(t: TestContext, harness: GoogleHarness, args: string[], options:
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/auth-gmail.ts', ...args], {
     cwd: root,
     env: {
-      PATH: process.env.PATH ?? '',
+      ...childEnvironment(),
       ...harness.standin.environment,
       TOKENS_DIR: harness.tokensDir,
       GOOGLE_CREDENTIALS: harness.credentialsFile,

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { crashingServerFile, filesystemServerFile, isAlive } from '../support/mcp-servers.js';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { freePort } from '../support/free-port.js';
-import { childrenOf, isRunning, logIn, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
+import { childEnvironment, childrenOf, isRunning, logIn, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
 
 const login = async (baseUrl: string, password: string) => (await logIn(baseUrl, password)).status;
 
@@ -187,7 +187,7 @@ test('a busy PORT stops start-up with a line naming PORT and what to do', async 
 /** An mcp.json with a stdio server that starts a helper ignoring SIGTERM; both carry `marker` in their environment. */
 function stubbornMcpConfig(dataDir: string, marker: string): string {
   const file = path.join(dataDir, 'mcp.json');
-  const stubborn = { command: process.execPath, args: ['--import', 'tsx', crashingServerFile], env: { HEARTH_TEST_MARKER: marker, GRANDCHILD_PID_FILE: path.join(dataDir, 'helper.pid') } };
+  const stubborn = { command: process.execPath, args: [crashingServerFile], env: { ...childEnvironment(), HEARTH_TEST_MARKER: marker, GRANDCHILD_PID_FILE: path.join(dataDir, 'helper.pid') } };
   fs.writeFileSync(file, JSON.stringify({ mcpServers: { stubborn, files: { command: process.execPath, args: [filesystemServerFile, dataDir], env: { HEARTH_TEST_MARKER: marker } } } }));
   return file;
 }
@@ -311,7 +311,7 @@ function setPassword(dataDir: string, input: string, flags: string[] = []): Prom
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/set-password.ts', ...flags], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+      env: { ...childEnvironment(), DATA_DIR: dataDir },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';

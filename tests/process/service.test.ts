@@ -6,12 +6,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { freePort } from '../support/free-port.js';
-import { isRunning, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
+import { childEnvironment, isRunning, portAnswers, root, startServer, waitForOutput } from '../support/server-process.js';
 
 function serviceInstall(args: string[], environment: Record<string, string> = {}) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/service-install.ts', ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: os.homedir(), ...environment },
+    env: { ...childEnvironment(), HOME: os.homedir(), ...environment },
     encoding: 'utf8',
   });
 }

@@ -23,6 +23,15 @@ export interface StartOptions {
 }
 
 /**
+ * What every child process of a test starts from: PATH, and the test's own TMPDIR, so what a child
+ * writes there (tsx's compile cache, a script's temporary files) goes with the test's folder and
+ * never to the system's /tmp.
+ */
+export function childEnvironment(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) };
+}
+
+/**
  * Hearth (or any command) as a child process in the project folder, with only PATH, HOST and
  * LOG_LEVEL from here and `environment` on top.
  */
@@ -31,7 +40,7 @@ export function startServer(environment: Record<string, string>, command: string
   const log = options.logFile === undefined ? undefined : fs.openSync(options.logFile, 'a');
   const child = spawn(command[0]!, command.slice(1), {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...environment },
+    env: { ...childEnvironment(), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...environment },
     stdio: ['ignore', log ?? 'pipe', log ?? 'pipe'],
   });
   if (log !== undefined) fs.closeSync(log);
