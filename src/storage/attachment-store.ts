@@ -77,16 +77,23 @@ const toAttachment = (row: AttachmentRow): StoredAttachment => ({
   createdAt: row.created_at,
 });
 
+/** Unsent, or in a chat that is not deleted. */
+const inShownChat = 'NOT EXISTS (SELECT 1 FROM conversations AS c WHERE c.id = attachments.conversation_id AND c.deleted_at IS NOT NULL)';
+
 export function createAttachmentStore(database: SqliteDatabase, now: () => number = Date.now): AttachmentStore {
   // Lists of ids go in as one JSON array (json_each), so each statement is prepared once.
   const statements = {
     insert: database.prepare<[PhotoMime, Buffer, number, number, number, number], AttachmentRow>(
       `INSERT INTO attachments (mime, bytes, size, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${columns}`,
     ),
-    selectWithBytes: database.prepare<[number], AttachmentRow & { bytes: Buffer }>(`SELECT ${columns}, bytes FROM attachments WHERE id = ?`),
+    // A photo of a deleted chat is gone at once, not when the chat is purged seconds later (and
+    // back again if the deletion is undone).
+    selectWithBytes: database.prepare<[number], AttachmentRow & { bytes: Buffer }>(
+      `SELECT ${columns}, bytes FROM attachments WHERE id = ? AND ${inShownChat}`,
+    ),
     selectThumbnail: database.prepare<[number], { mime: PhotoMime; thumbnail: Buffer | null; bytes: Buffer | null }>(
       // The photo's bytes are read only when it has no thumbnail.
-      'SELECT mime, thumbnail, CASE WHEN thumbnail IS NULL THEN bytes END AS bytes FROM attachments WHERE id = ?',
+      `SELECT mime, thumbnail, CASE WHEN thumbnail IS NULL THEN bytes END AS bytes FROM attachments WHERE id = ? AND ${inShownChat}`,
     ),
     setThumbnail: database.prepare<[Buffer, number]>('UPDATE attachments SET thumbnail = ? WHERE message_id IS NULL AND id = ?'),
     listUnsent: database.prepare<[string], AttachmentRow>(

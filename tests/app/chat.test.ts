@@ -312,3 +312,16 @@ test('Ollama going silent mid-reply is timed out, keeping the text so far', asyn
   assert.equal(saved.status, 'failed');
   assert.equal(saved.content, 'steady words then ');
 });
+
+test("a new chat's sidebar, sent over the socket, keeps the way to older chats when there are more than a page", async (t) => {
+  const { socket, standin, store } = await startChatHarness(t);
+  for (let n = 1; n <= 100; n++) store.createConversation(`Older ${n}`, 'llama3.2:latest');
+  standin.setHandler(() => ({ content: 'Hello.' }));
+  socket.send({ type: 'send', message: 'One more', conversationId: '', model: 'llama3.2:latest' });
+  const list = await socket.waitFor(isSwap('#history-list', 'innerHTML'));
+  const content = String(list.content);
+  assert.equal([...content.matchAll(/id="history-item-\d+"/g)].length, 100, 'one page of chats');
+  assert.equal([...content.matchAll(/aria-current="page"/g)].length, 1, 'one chat is marked current');
+  assert.match(content, /id="history-item-101"[^]*?aria-current="page"/, 'the new chat, first and current');
+  assert.match(content, /hx-get="\/history\?page=1&amp;after=today"[\s\S]*Show older chats/);
+});

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { createAttachmentStore } from '../../src/storage/attachment-store.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
 import type { SqliteDatabase } from '../../src/storage/database.js';
 import { buildTestApp, csrfTokenFrom, openChatSocket, restartTestApp, type TestApp } from '../support/test-app.js';
+import { smallJpeg } from '../support/test-photos.js';
 
 async function loggedIn(testApp: TestApp) {
   const cookie = await testApp.login();
@@ -18,11 +20,14 @@ async function loggedIn(testApp: TestApp) {
 function seed(database: SqliteDatabase) {
   const store = createConversationStore(database);
   const fruit = store.createConversation('Fruit', 'llama3.2:latest');
-  store.addMessage(fruit.id, 'user', 'Tell me about bananas');
+  const question = store.addMessage(fruit.id, 'user', 'Tell me about bananas');
+  const attachments = createAttachmentStore(database);
+  const photo = attachments.add({ mime: 'image/jpeg', bytes: smallJpeg, width: 12, height: 8 });
+  attachments.linkToMessage([photo.id], fruit.id, question.id);
   const answer = store.addMessage(fruit.id, 'assistant', 'Bananas are yellow.');
   const weather = store.createConversation('Weather', 'llama3.2:latest');
   store.addMessage(weather.id, 'user', 'Will it rain?');
-  return { store, fruit: fruit.id, weather: weather.id, answer: answer.id };
+  return { store, fruit: fruit.id, weather: weather.id, answer: answer.id, photo: photo.id };
 }
 
 const rowExists = (database: SqliteDatabase, id: number) =>
@@ -38,8 +43,9 @@ test('a deleted chat is hidden from the list, search, pages, exports and the soc
   const testApp = await buildTestApp(t);
   const { app, database } = testApp;
   const { cookie, token } = await loggedIn(testApp);
-  const { store, fruit, weather, answer } = seed(database);
+  const { store, fruit, weather, answer, photo } = seed(database);
   const get = (url: string) => app.inject({ url, headers: { cookie, accept: 'text/html' } });
+  assert.equal((await get(`/attachments/${photo}`)).statusCode, 200);
   const listIds = async (url: string) => [...(await get(url)).body.matchAll(/id="history-item-(\d+)"/g)].map((match) => Number(match[1]));
   assert.deepEqual(await listIds('/history'), [weather, fruit]);
 
@@ -57,7 +63,8 @@ test('a deleted chat is hidden from the list, search, pages, exports and the soc
   assert.deepEqual(await listIds('/history'), [weather], 'not listed');
   assert.deepEqual(await listIds('/history?q=bananas'), [], 'not found by search');
   assert.equal(store.getConversation(fruit), undefined);
-  for (const url of [`/c/${fruit}`, `/c/${fruit}/export.md`, `/c/${fruit}/export.json`, `/messages/${answer}/markdown`, `/c/${fruit}/messages?before=${answer + 1}`]) {
+  const gone = [`/c/${fruit}`, `/c/${fruit}/export.md`, `/c/${fruit}/export.json`, `/messages/${answer}/markdown`, `/c/${fruit}/messages?before=${answer + 1}`];
+  for (const url of [...gone, `/attachments/${photo}`, `/attachments/${photo}/thumbnail`]) {
     assert.equal((await get(url)).statusCode, 404, url);
   }
   // A socket asking for it gets nothing of it, and cannot write into it.
@@ -76,6 +83,7 @@ test('a deleted chat is hidden from the list, search, pages, exports and the soc
   assert.deepEqual(await listIds('/history'), [weather, fruit]);
   assert.deepEqual(await listIds('/history?q=bananas'), [fruit]);
   assert.equal((await get(`/c/${fruit}/export.md`)).statusCode, 200);
+  assert.equal((await get(`/attachments/${photo}`)).statusCode, 200, 'its photo is back too');
   assert.deepEqual(store.listMessages(fruit).map((message) => message.content), ['Tell me about bananas', 'Bananas are yellow.']);
 
   // Deleting the chat that is open sends the page to a new chat, which offers the Undo.

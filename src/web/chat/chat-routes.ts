@@ -4,17 +4,13 @@ import type { ConversationStore } from '../../storage/conversation-store.js';
 import { maxMessageCharacters, type ChatService } from '../../replies/chat-service.js';
 import type { ChatReader } from './chat-reader.js';
 import { fields, idParams, recordId, text } from '../http/request-schemas.js';
-import { groupHistory, historyPageSize, toHistoryItemView, toSearchItemView, type ChatView, type HistoryItemView } from './chat-view.js';
+import { groupHistory, toSearchItemView, type ChatView } from './chat-view.js';
+import { historyPage } from './history-page.js';
 import { personalTime } from '../http/format-when.js';
 import { markSearchWords } from './search-marks.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
 import { buildModelPicker } from './model-picker.js';
-
-interface HistoryPage {
-  items: HistoryItemView[];
-  more: string | undefined;
-}
 
 export interface ChatRoutesDependencies {
   /** Read only: every change goes through the chat service. */
@@ -31,20 +27,6 @@ export interface ChatRoutesDependencies {
 
 export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoutesDependencies): void {
   const { store, hub, chatModel, chatService, view, reader } = dependencies;
-
-  /**
-   * A page of the sidebar's chats (`page` 0 the newest), in the person's time zone, and the
-   * address of the next page when there is one: it goes on under the last heading shown.
-   */
-  function historyPage(request: FastifyRequest, currentId?: number, page = 0): HistoryPage {
-    const time = personalTime(request);
-    const now = Date.now();
-    const listed = store.listConversations(historyPageSize + 1, page * historyPageSize);
-    const items = listed.slice(0, historyPageSize).map((item) => toHistoryItemView(item, currentId, time, now));
-    const last = items.at(-1)?.group.key;
-    const more = listed.length > historyPageSize && last ? `/history?page=${page + 1}&after=${encodeURIComponent(last)}` : undefined;
-    return { items, more };
-  }
 
   /** Where Undo sends the person back to: the page they deleted from, when it is a chat page. */
   function pageOf(request: FastifyRequest): string {
@@ -68,7 +50,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     return reply.view('chat', {
       title: conversation?.title ?? 'New chat',
       conversationId: conversation?.id,
-      history: (({ items, more }) => ({ groups: groupHistory(items), more }))(historyPage(request, conversation?.id)),
+      history: (({ items, more }) => ({ groups: groupHistory(items), more }))(historyPage(store, personalTime(request), conversation?.id)),
       // Just deleted from its own page (the DELETE below sent the page here): Undo reopens it.
       undoDelete: deletedId !== undefined && chatService.restorableConversation(deletedId) ? { conversationId: deletedId, next: `/c/${deletedId}` } : undefined,
       messages: page.messages,
@@ -121,7 +103,7 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     if (!query) {
       const { page = 0, after } = request.query;
       const currentId = Number(/^\/c\/(\d+)$/.exec(pageOf(request))?.[1]) || undefined;
-      const { items, more } = historyPage(request, currentId, page);
+      const { items, more } = historyPage(store, personalTime(request), currentId, page);
       return reply.type('text/html').send(view.historyList(items, '', page > 0 ? { more, after: after ?? '' } : { more }));
     }
     const time = personalTime(request);

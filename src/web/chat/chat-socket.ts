@@ -9,7 +9,8 @@ import { endSocketSession, type SessionSockets } from '../auth/session-sockets.j
 import type { SessionSliding } from '../auth/session-lifetime.js';
 import { ChatInputError } from '../../replies/chat-input-error.js';
 import type { ChatService } from '../../replies/chat-service.js';
-import { historyPageSize, spokenText, toHistoryItemView, type ChatView } from './chat-view.js';
+import { spokenText, toHistoryItemView, type ChatView } from './chat-view.js';
+import { historyPage } from './history-page.js';
 import type { ReplyEvent, ReplyHub } from '../../replies/reply-hub.js';
 import { createSocketSender } from './socket-sender.js';
 import { escapeText } from '../../engine/markdown/render-markdown.js';
@@ -185,10 +186,8 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
               sender.event('conversation-started', { conversationId: conversation.id, url: `/c/${conversation.id}` });
               // The sidebar with it under Today, marked current, the header's title (now renamable) and its
               // ⋯ menu: one frame, after the reply's first words.
-              const now = Date.now();
-              const historyList = view.historyList(
-                store.listConversations(historyPageSize).map((item) => toHistoryItemView(item, conversation.id, time, now)),
-              );
+              const { items, more } = historyPage(store, time, conversation.id);
+              const historyList = view.historyList(items, '', { more });
               const titleArea = view.chatTitle({ title: conversation.title, conversationId: conversation.id });
               const menuArea = view.chatMenu(conversation.id);
               sendAfterFirstText();

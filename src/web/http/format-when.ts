@@ -72,14 +72,22 @@ function formatsFor(language: string, zone: string): Formats {
   return formats;
 }
 
+const checkedZones = new Map<string, string | undefined>();
+
 /** An IANA zone name this server's Intl knows ("Europe/Paris", "UTC"), or undefined. */
 export function checkTimeZone(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/.test(value)) return undefined;
+  // Every page asks; a formatter is made once per name (unknown names included), not per request.
+  if (checkedZones.has(value)) return checkedZones.get(value);
+  let checked: string | undefined;
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone;
+    checked = new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone;
   } catch {
-    return undefined;
+    checked = undefined;
   }
+  if (checkedZones.size >= formatsCacheLimit) checkedZones.clear();
+  checkedZones.set(value, checked);
+  return checked;
 }
 
 /** The first language of an Accept-Language header that Intl can format in. */
