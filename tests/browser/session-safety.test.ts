@@ -3,13 +3,14 @@
  * (same site, so SameSite cookies do not help) planting a CSRF cookie/token pair to rewrite the
  * memory, and Back after logging out showing the conversation again.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, phone } from '../support/browser.js';
 import * as chatPage from '../support/chat-page.js';
 import { cookieHeader, csrfTokenFrom, testPassword } from '../support/test-app.js';
 
@@ -95,8 +96,12 @@ test('after logging out, Back does not show the conversation again', async (t) =
   assert.equal(new URL(page.url()).pathname, '/login');
 });
 
-test('a login that ends under an open chat says so in place, keeps what was typed, and brings it back after the password', async (t) => {
-  const { test: testApp, page } = await chatPage.openChat(t, browser, { app: { dependencies: { socketSessionCheckMs: 200 } } });
+for (const colorScheme of ['light', 'dark'] as const) {
+test(`a login that ends under an open chat says so in place, keeps what was typed, and brings it back after the password (a phone, ${colorScheme})`, async (t) => {
+  const { test: testApp, page } = await chatPage.openChat(t, browser, {
+    app: { dependencies: { socketSessionCheckMs: 200 } },
+    context: phone({ colorScheme }),
+  });
   await page.locator('#chat-input').fill('half a thought about the garden');
   assert.equal(await page.locator('#session-ended').isVisible(), false);
 
@@ -108,12 +113,20 @@ test('a login that ends under an open chat says so in place, keeps what was type
   assert.equal(await page.locator('body.is-logged-out').count(), 1);
 
   // Send does nothing now rather than losing the words.
-  await page.locator('#chat-input').press('Enter');
+  // (A phone's Enter is a new line; its Send is dimmed and untappable, so the form is sent as the keyboard's Go would.)
+  await page.locator('#chat-input').evaluate((input: HTMLTextAreaElement) => input.form!.requestSubmit());
   assert.equal(await page.locator('#chat-input').inputValue(), 'half a thought about the garden');
 
   // The password is asked in place, on the chat page; it comes back to this chat with the words.
   const password = page.locator('#session-ended #login-form input[name="password"]');
   await password.waitFor({ state: 'visible' });
+  // On the phone the form is in sight, thumb-sized, and axe finds nothing in it (contrast, labels).
+  for (const control of [password, page.locator('#login-submit')]) {
+    const box = (await control.boundingBox())!;
+    assert.ok(box.height >= 44 && box.x >= 0 && box.x + box.width <= 390 && box.y >= 0 && box.y + box.height <= 844, `in sight and 44 px (${JSON.stringify(box)})`);
+  }
+  const axe = await new AxeBuilder({ page }).include('#session-ended').analyze();
+  assert.deepEqual(axe.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), []);
   assert.equal(await page.locator('#session-ended-login').isVisible(), false, 'the form replaces the link to the login page');
   assert.equal(new URL(page.url()).pathname, '/');
   await password.fill(testPassword);
@@ -122,3 +135,4 @@ test('a login that ends under an open chat says so in place, keeps what was type
   assert.equal(await page.locator('#chat-input').inputValue(), 'half a thought about the garden');
   assert.equal(await page.locator('#session-ended').isVisible(), false);
 });
+}

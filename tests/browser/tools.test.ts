@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { filesystemServerFile, waitForStatus } from '../support/mcp-servers.js';
 import { createTestRegistry } from '../support/test-tools.js';
@@ -21,13 +21,13 @@ after(async () => {
   await browser?.close();
 });
 
-function openToolChat(t: TestContext) {
+function openToolChat(t: TestContext, context?: BrowserContextOptions) {
   const { registry, sendNote } = createTestRegistry();
-  return openChat(t, browser, { app: { dependencies: { registry } } }).then((setup) => ({ ...setup, sendNote }));
+  return openChat(t, browser, { app: { dependencies: { registry } }, context }).then((setup) => ({ ...setup, sendNote }));
 }
 
-test('tool calls show as cards, live and after a reload, with no raw tags', async (t) => {
-  const { page, test: app } = await openToolChat(t);
+test('tool calls show as cards, live and after a reload, with no raw tags (a phone, dark)', async (t) => {
+  const { page, test: app } = await openToolChat(t, phone({ colorScheme: 'dark' }));
   app.standin.enqueue({ content: 'Let me calculate. [TOOL:calculator]6 * 7[/TOOL]' }, { content: 'The answer is **42**.' });
   await send(page, 'What is 6 times 7?');
   await page.locator('.tool-call-card[data-tool="calculator"][data-status="done"]').waitFor();
@@ -60,16 +60,24 @@ async function assertOneTurn(page: Page): Promise<void> {
   const answer = (await page.locator('.chat-message-assistant').last().locator('.chat-message-body').boundingBox())!;
   const gap = answer.y - (card.y + card.height);
   assert.ok(gap >= 0 && gap < 20, `the answer follows its card closely (${gap} px), as one reply`);
+  // The card's one-line result is read in full on the page's width, with nothing sideways.
+  const width = page.viewportSize()!.width;
+  const summary = (await page.locator('.tool-call-card .tool-call-summary').boundingBox())!;
+  assert.ok(card.x >= 0 && card.x + card.width <= width && summary.x + summary.width <= width, `the card fits ${width} px`);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'the page does not scroll sideways');
 }
 
-test('an action waits on an approval card; Approve runs it and the card updates', async (t) => {
-  const { page, test: app, sendNote } = await openToolChat(t);
+test('an action waits on an approval card; Approve runs it and the card updates (a phone, light)', async (t) => {
+  const { page, test: app, sendNote } = await openToolChat(t, phone({ colorScheme: 'light' }));
   app.standin.enqueue({ content: '[TOOL:send_note]buy milk[/TOOL]' }, { content: 'Done, the note is sent.' });
   await send(page, 'Send a note to buy milk');
   const approval = page.locator('.tool-call-card .tool-approval');
   await approval.waitFor();
-  assert.ok(await approval.locator('button.tool-approve').isVisible());
-  assert.ok(await approval.locator('button.tool-deny').isVisible());
+  for (const button of [approval.locator('button.tool-approve'), approval.locator('button.tool-deny')]) {
+    assert.ok(await button.isVisible());
+    const box = (await button.boundingBox())!;
+    assert.ok(box.height >= 44 && box.x + box.width <= 390, `a thumb-sized button inside the screen (${JSON.stringify(box)})`);
+  }
   assert.deepEqual(sendNote.sent, []);
   await approval.locator('input[name="always"]').check();
   await approval.locator('button.tool-approve').click();

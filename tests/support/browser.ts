@@ -140,6 +140,11 @@ export function assertNoPageErrors(page: Page, ignore: RegExp[] = []): void {
   assert.deepEqual(consoleErrors.filter(keep), [], 'console errors in the page (CSP violations show up here)');
 }
 
+/** A phone as the issues measure it: 390x844 CSS pixels, touch, light unless `colorScheme: 'dark'` is given. */
+export function phone(options: BrowserContextOptions = {}): BrowserContextOptions {
+  return { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, ...options };
+}
+
 export interface OpenedPage {
   context: BrowserContext;
   page: Page;
