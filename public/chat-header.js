@@ -1,8 +1,8 @@
 // @ts-check
-// The chat page's comforts that need a script: message times (relative, exact on tap), "jump to
-// latest", a window opened at a search match, the example prompts of an empty chat, and what the
-// rename dialog (HTML: views/partials/chat-title.eta) cannot say by itself. chat.js keeps the socket
-// and the input; this file only reads its events. Message text is only read, never parsed as HTML.
+// The chat page's comforts that need a script: "jump to latest", a window opened at a search match,
+// the example prompts of an empty chat, and what the rename dialog (views/partials/chat-title.eta)
+// cannot say by itself. chat.js keeps the socket and the input; this file only reads its events.
+// (Message times are written by the server, in the person's zone: views/partials/message-time.eta.)
 (() => {
   'use strict';
   const { hearth } = window;
@@ -11,40 +11,6 @@
   /** A field of the page by id (the message box, the title's field, the conversation's id). */
   const field = (/** @type {string} */ id) => /** @type {HTMLInputElement | null} */ (byId(id));
   const thread = () => byId('chat-thread');
-
-  // ---- Message times --------------------------------------------------------------------------
-  const formatter = (/** @type {Intl.DateTimeFormatOptions} */ options) => new Intl.DateTimeFormat(undefined, options).format;
-  const clock = formatter({ hour: '2-digit', minute: '2-digit' });
-  const weekday = formatter({ weekday: 'short' });
-  const day = formatter({ day: 'numeric', month: 'short' });
-  const dayWithYear = formatter({ day: 'numeric', month: 'short', year: 'numeric' });
-  const exact = formatter({ dateStyle: 'full', timeStyle: 'medium' });
-  const startOfDay = (/** @type {Date} */ date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
-
-  /** "just now", "2 min ago", "today 14:05", "yesterday 14:05", "Mon 14:05", "3 Nov 14:05", "3 Nov 2025" — in this browser's time zone. */
-  function relativeTime(/** @type {Date} */ date, /** @type {Date} */ now) {
-    const seconds = (now.getTime() - date.getTime()) / 1000;
-    if (seconds < 45) return 'just now';
-    if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
-    const days = Math.round((startOfDay(now) - startOfDay(date)) / 86_400_000);
-    const sameYear = date.getFullYear() === now.getFullYear();
-    const when = days === 0 ? 'today' : days === 1 ? 'yesterday' : days > 1 && days < 7 ? weekday(date) : sameYear ? day(date) : '';
-    return when ? `${when} ${clock(date)}` : dayWithYear(date);
-  }
-
-  /** A time button shows the relative time, or the exact one while pressed (always in its tooltip). */
-  function showTime(/** @type {Element} */ button, /** @type {Date} */ now) {
-    const time = button.querySelector('time');
-    const date = new Date(time?.getAttribute('datetime') ?? '');
-    if (!time || Number.isNaN(date.getTime())) return;
-    time.title = exact(date);
-    time.textContent = button.getAttribute('aria-pressed') === 'true' ? time.title : relativeTime(date, now);
-  }
-
-  function refreshTimes(/** @type {ParentNode} */ root = document) {
-    const now = new Date();
-    root.querySelectorAll('.chat-message-time').forEach((button) => showTime(button, now));
-  }
 
   // ---- Jump to latest -------------------------------------------------------------------------
   let unseenMessages = false;
@@ -149,9 +115,6 @@
 
   // ---- Wiring ---------------------------------------------------------------------------------
   document.addEventListener('click', (event) => {
-    const time = hearth.within(event, '.chat-message-time');
-    time?.setAttribute('aria-pressed', time.getAttribute('aria-pressed') === 'true' ? 'false' : 'true');
-    if (time) return showTime(time, new Date());
     if (hearth.within(event, '#jump-to-latest')) return jumpToLatest();
     const example = hearth.within(event, '.chat-example');
     const input = field('chat-input');
@@ -165,8 +128,7 @@
   // Socket messages, scrolling and streaming starting or ending change whether the jump shows; a
   // phone gets several per frame, so it is worked out once per frame (page-kit.js), which reads the
   // thread's position once for chat.js and this file. chat.js's hook, first in the frame, has set
-  // <body>'s is-streaming class by then. New messages get their times from the MutationObserver
-  // (also for pages loaded above or below: htmx's swap events fire on the detached loader).
+  // <body>'s is-streaming class by then.
   let jumpOutdated = false;
   hearth.onFrame((frame) => {
     if (!jumpOutdated && !frame.scrolled) return;
@@ -178,12 +140,7 @@
     hearth.requestFrame();
   });
   document.addEventListener('DOMContentLoaded', () => {
-    refreshTimes();
-    const element = thread();
-    const observer = new MutationObserver((changes) => changes.forEach((change) => change.addedNodes.forEach((node) => node instanceof Element && refreshTimes(node))));
-    if (element) observer.observe(element, { childList: true });
     openAtHighlight();
     updateJumpToLatest();
-    setInterval(() => refreshTimes(), 60_000);
   });
 })();

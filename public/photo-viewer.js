@@ -1,7 +1,8 @@
 // @ts-check
 // The full-screen photo viewer: a tap on a photo in a message opens it in the page's modal <dialog>
-// (views/chat.eta) over the chat, with Close (Escape too), and Previous/Next (arrow keys, a swipe)
-// when the message has several. Without scripts, or with a modifier key held, the link opens the photo.
+// (views/chat.eta) over the chat, with Close and Escape (the dialog's own), and Previous/Next (arrow
+// keys, a swipe) when the message has several. Without scripts, or with a modifier key held, the
+// link opens the photo.
 (() => {
   'use strict';
   const swipeDistance = 50;
@@ -77,11 +78,6 @@
     [...links].find((candidate) => candidate.getAttribute('href') === shownHref)?.focus();
   }
 
-  function closeViewer() {
-    dialog?.close();
-    returnFocus();
-  }
-
   function open(/** @type {HTMLAnchorElement} */ link) {
     const links = /** @type {HTMLAnchorElement[]} */ ([...(link.closest('.message-photos')?.querySelectorAll('a.message-photo') ?? [link])]);
     photos = links.map((candidate) => {
@@ -99,10 +95,9 @@
   // the photo belong to the <img>: a tap there counts as outside the photo.
   dialog.addEventListener('click', (event) => {
     const target = event.target instanceof Element ? event.target : null;
-    if (target?.closest('.photo-viewer-close')) return closeViewer();
     if (target === previous || target === next) return step(target === next ? 1 : -1);
     const onBands = target === image && !onPaintedPhoto(event.clientX, event.clientY);
-    if (target === dialog || target === stage || onBands) closeViewer();
+    if (target === dialog || target === stage || onBands) dialog.close();
   });
   dialog.addEventListener('keydown', (event) => {
     if (event.key === 'ArrowLeft') step(-1);
@@ -121,7 +116,8 @@
   stage.addEventListener('pointercancel', () => {
     swipeStart = undefined;
   });
-  // Escape closes the dialog by itself; its close event comes a moment later.
+  // Close (command="close", chat-header.js for browsers without commands), Escape and the taps
+  // above all close the dialog; its close event, a moment later, gives focus back.
   dialog.addEventListener('close', returnFocus);
 
   document.addEventListener('click', (event) => {

@@ -91,22 +91,6 @@
     syncTray();
   }
 
-  /** @returns {Promise<ImageBitmap | HTMLImageElement>} */
-  async function decode(/** @type {Blob} */ file) {
-    if (typeof createImageBitmap === 'function') return createImageBitmap(file, { imageOrientation: 'from-image' });
-    // Older browsers: through <img>, from a data: URL (the page's policy refuses blob: images).
-    const url = await new Promise((/** @type {(url: string) => void} */ resolve, reject) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(String(reader.result));
-      reader.onerror = () => reject(reader.error);
-      reader.readAsDataURL(file);
-    });
-    const image = new Image();
-    image.src = url;
-    await image.decode();
-    return image;
-  }
-
   function draw(/** @type {CanvasImageSource} */ source, /** @type {number} */ width, /** @type {number} */ height) {
     const canvas = document.createElement('canvas');
     canvas.width = width;
@@ -123,9 +107,9 @@
 
   /** The photo as a JPEG of at most 1,600 px on its long side, and a small data: URL to show in the tray. */
   async function shrink(/** @type {Blob} */ file) {
-    const source = await decode(file);
-    const width = source instanceof HTMLImageElement ? source.naturalWidth : source.width;
-    const height = source instanceof HTMLImageElement ? source.naturalHeight : source.height;
+    // Every browser with <dialog> and popover (which the chat page needs) decodes here, turned as the camera held it.
+    const source = await createImageBitmap(file, { imageOrientation: 'from-image' });
+    const { width, height } = source;
     if (!width || !height) throw new Error('no size');
     const scale = Math.min(1, maxLongSide / Math.max(width, height));
     const canvas = draw(source, Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)));
@@ -135,7 +119,7 @@
     };
     // A data: URL, which the page's Content-Security-Policy allows for images (blob: is not).
     const preview = scaled(previewSide).toDataURL('image/jpeg', 0.7);
-    if (!(source instanceof HTMLImageElement)) source.close();
+    source.close();
     const jpeg = (/** @type {HTMLCanvasElement} */ target, /** @type {number} */ quality) =>
       new Promise((/** @type {(blob: Blob) => void} */ resolve, reject) => target.toBlob((result) => (result ? resolve(result) : reject(new Error('no JPEG'))), 'image/jpeg', quality));
     return { blob: await jpeg(canvas, jpegQuality), thumbnail: await jpeg(scaled(thumbnailSide), 0.8), preview };

@@ -27,7 +27,7 @@ const phone = {
   hasTouch: true,
   deviceScaleFactor: 2,
   locale: 'en-GB',
-  // Not the server's zone: times must come out in the browser's.
+  // Not the server's zone: times must come out in the browser's (install.js tells the server in a cookie).
   timezoneId: 'Asia/Tokyo',
 };
 const tokyoOffsetMs = 9 * 3_600_000;
@@ -136,41 +136,59 @@ test('phone header: the title, one-tap new chat, renaming; example prompts fill 
   assertNoPageErrors(page, [/400 \(Bad Request\).*\/title/]);
 });
 
-test('message times are relative, in the browser time zone, exact on tap, and refresh each minute', async (t) => {
+test('message times come written in the browser time zone, also for new messages over the socket, and show the seconds on tap', async (t) => {
   const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
   const tokyoToday = new Date(Date.now() + tokyoOffsetMs);
   // Yesterday at 14:05 in Tokyo.
   const yesterday = Date.UTC(tokyoToday.getUTCFullYear(), tokyoToday.getUTCMonth(), tokyoToday.getUTCDate() - 1, 14, 5) - tokyoOffsetMs;
-  const twoMinutesAgo = Date.now() - 2 * 60_000 - 5_000;
-  let clock = yesterday;
-  const store = createConversationStore(app.database, () => clock);
+  const store = createConversationStore(app.database, () => yesterday);
   const conversation = store.createConversation('Times', 'llama3.2:latest');
   const old = store.addMessage(conversation.id, 'user', 'Sent yesterday');
-  clock = twoMinutesAgo;
-  const recent = store.addMessage(conversation.id, 'user', 'Sent a moment ago');
+  const tokyoClock = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', hour: '2-digit', minute: '2-digit' });
+  const tokyoDay = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', dateStyle: 'short' });
+  /** How a message written at `moment` reads in Tokyo now: its clock, "yesterday" before it when Tokyo's midnight passed since. */
+  const shownAt = (moment: number) => `${tokyoDay.format(moment) === tokyoDay.format(Date.now()) ? '' : 'yesterday '}${tokyoClock.format(moment)}`;
 
-  await page.clock.install({ time: Date.now() });
+  // Scripts off: the server wrote the time (the page said its zone in a cookie when openChat loaded it).
+  const plain = await page.context().browser()!.newContext({ ...phone, javaScriptEnabled: false, storageState: await page.context().storageState() });
+  t.after(() => plain.close());
+  const plainPage = await plain.newPage();
+  await plainPage.goto(`${baseUrl}/c/${conversation.id}`);
+  assert.equal(normalize(await plainPage.locator(`#message-${old.id} .chat-message-time`).innerText()), 'yesterday 14:05');
+
   await page.goto(`${baseUrl}/c/${conversation.id}`);
+  await waitForSocket(page);
   const oldTime = page.locator(`#message-${old.id} .chat-message-time`);
-  const recentTime = page.locator(`#message-${recent.id} .chat-message-time`);
-  // No waitFor here: its polling would run on the installed (stopped) clock. The page has loaded and its scripts ran.
-  assert.equal(await oldTime.innerText(), 'yesterday 14:05');
-  assert.equal(await recentTime.innerText(), '2 min ago');
+  assert.equal(normalize(await oldTime.innerText()), 'yesterday 14:05');
   assert.equal(await oldTime.locator('time').getAttribute('datetime'), new Date(yesterday).toISOString());
 
-  // Tap: the exact date and time (also in the tooltip); tap again: relative.
-  await oldTime.tap();
-  const exact = await oldTime.innerText();
+  // Tap: the whole date, to the second (also in the tooltip); tap again: as before.
+  if (shots) await page.screenshot({ path: `${shots}/message-times.png` });
+  await oldTime.locator('summary').tap();
+  if (shots) for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.screenshot({ path: `${shots}/message-time-exact-${colorScheme}.png` });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  const exact = normalize(await oldTime.innerText());
   assert.match(exact, /14:05:00/);
   assert.match(exact, new RegExp(String(new Date(yesterday + tokyoOffsetMs).getUTCFullYear())));
-  assert.equal(await oldTime.getAttribute('aria-pressed'), 'true');
-  assert.equal(await oldTime.locator('time').getAttribute('title'), exact);
-  await oldTime.tap();
-  assert.equal(await oldTime.innerText(), 'yesterday 14:05');
+  assert.equal(await oldTime.getAttribute('open'), '');
+  assert.equal(normalize(await oldTime.locator('time').getAttribute('title')), exact);
+  await oldTime.locator('summary').tap();
+  assert.equal(normalize(await oldTime.innerText()), 'yesterday 14:05');
 
-  // A minute later the relative text moves on by itself.
-  await page.clock.runFor(60_000);
-  assert.equal(await recentTime.innerText(), '3 min ago');
+  // Sent now: the question and the reply come over the socket with Tokyo's clock on them.
+  const sentFrom = Date.now();
+  app.standin.enqueue({ content: 'Here now.' });
+  await send(page, 'What time is it?');
+  await waitForReplyEnd(page);
+  const sentTo = Date.now();
+  const possible = new Set([shownAt(sentFrom), shownAt(sentTo)]);
+  for (const time of [page.locator('#chat-thread .chat-message-user .chat-message-time').last(), lastAssistant(page).locator('.chat-message-time')]) {
+    const shown = normalize(await time.innerText());
+    assert.ok(possible.has(shown), `${shown} is one of ${[...possible].join(', ')}`);
+  }
   assertNoPageErrors(page);
 });
 

@@ -4,6 +4,7 @@ import type { ToolCallStore } from '../../storage/tool-call-store.js';
 import { toMessageView, toToolCallView, type ChatView, type MessageView } from './chat-view.js';
 import type { ReplyHub } from '../../replies/reply-hub.js';
 import type { ToolRegistry } from '../../engine/tools/tool-registry.js';
+import { timeIn, type PersonalTime } from '../http/format-when.js';
 
 export interface ChatReaderDependencies {
   store: Pick<ConversationStore, 'getMessage' | 'listMessagesAfter' | 'listMessagesFrom' | 'listMessagesPage' | 'versionsOfMessages'>;
@@ -42,9 +43,10 @@ export interface CatchUpItem {
 
 /**
  * The chat as the person sees it: the one place that turns stored messages, live reply text and
- * tool calls into views and HTML, for the page routes and the socket alike.
+ * tool calls into views and HTML, for the page routes and the socket alike. Message times are
+ * written in `time`'s zone (the server's unless given): `inZone` gives the reader of a person's.
  */
-export function createChatReader(dependencies: ChatReaderDependencies) {
+export function createChatReader(dependencies: ChatReaderDependencies, time: PersonalTime = timeIn()) {
   const { store, toolCalls, hub, view, attachments, tools } = dependencies;
   const toolByName = (name: string) => tools.named(name);
 
@@ -60,7 +62,7 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
     const versionsById = store.versionsOfMessages(messages);
     const live = messages[0] && hub.active(messages[0].conversationId);
     return messages.map((message) => {
-      const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id), toolByName);
+      const view = toMessageView(message, live?.messageId === message.id ? live : undefined, calls.get(message.id), photos.get(message.id), toolByName, time);
       const versions = versionsById.get(message.id);
       if (versions && versions.ids.length > 1) view.versions = { position: versions.index + 1, count: versions.ids.length };
       return view;
@@ -198,7 +200,10 @@ export function createChatReader(dependencies: ChatReaderDependencies) {
     return { items };
   }
 
-  return { messagePage, around, after, messageHtml, toolCardHtml, threadHtml, catchUp };
+  /** The same reader, with the times in the person's zone. */
+  const inZone = (personal: PersonalTime) => createChatReader(dependencies, personal);
+
+  return { messagePage, around, after, messageHtml, toolCardHtml, threadHtml, catchUp, inZone };
 }
 
 export type ChatReader = ReturnType<typeof createChatReader>;

@@ -42,8 +42,9 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
     const model = conversation?.model ?? (await chatService.defaultModel());
     const picker = await buildModelPicker(chatModel, model);
     // Opened from a search result: the page around that message (falls back to the newest page).
-    const around = conversation && at !== undefined ? reader.around(conversation.id, at) : undefined;
-    const page = around ?? (conversation ? { ...reader.messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
+    const zoned = reader.inZone(personalTime(request));
+    const around = conversation && at !== undefined ? zoned.around(conversation.id, at) : undefined;
+    const page = around ?? (conversation ? { ...zoned.messagePage(conversation.id), laterUrl: undefined } : { messages: [], earlierUrl: undefined, laterUrl: undefined });
     // The message it was opened at shows the searched words marked.
     const found = around && query ? around.messages.find((message) => message.id === at) : undefined;
     if (found) found.markedBody = markSearchWords(found.role === 'assistant' ? found.html : escapeText(found.content), query.slice(0, 200));
@@ -92,7 +93,8 @@ export function registerChatRoutes(app: FastifyInstance, dependencies: ChatRoute
       const { before, after } = request.query;
       if (after === undefined && before === undefined) return reply.code(400).type('text/plain').send('The address needs a message id: before= or after=.');
       if (!store.getConversation(id)) return reply.code(404).type('text/plain').send('That conversation does not exist.');
-      return reply.view('partials/message-page', after === undefined ? reader.messagePage(id, before) : reader.after(id, after));
+      const zoned = reader.inZone(personalTime(request));
+      return reply.view('partials/message-page', after === undefined ? zoned.messagePage(id, before) : zoned.after(id, after));
     },
   );
 

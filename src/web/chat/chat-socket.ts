@@ -45,12 +45,13 @@ const socketQuery = fields({ conversation: optionalRecordId('conversation'), aft
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, hub, view, reader, sessionSockets, sessionSliding } = dependencies;
+  const { chatService, store, hub, view, sessionSockets, sessionSliding } = dependencies;
 
   app.get('/ws', { websocket: true, schema: { querystring: socketQuery } }, (socket: WebSocket, request: FastifyRequest<{ Querystring: SocketQuery }>) => {
     const sender = createSocketSender(socket);
-    // The person's time zone, as their page said it when it connected (its cookie).
+    // The person's time zone, as their page said it when it connected (its cookie): message times are written in it.
     const time = personalTime(request);
+    const reader = dependencies.reader.inZone(time);
     sessionSockets.add(request.session.sessionId, socket);
     let conversationId: number | undefined;
     let unsubscribe: (() => void) | undefined;

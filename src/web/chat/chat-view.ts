@@ -25,8 +25,10 @@ export interface MessageView {
   /** Why the reply failed or ended early, as saved with it. */
   error: ErrorNotice | null;
   toolCalls: ToolCallView[];
-  /** When it was written (ms since 1970): the page shows it relative, in the browser's time zone. */
+  /** When it was written (ms since 1970). */
   createdAt: number;
+  /** The same in the person's zone (web/http/format-when.ts): as the thread shows it, and to the second. */
+  time: { iso: string; text: string; exact: string };
   /** Photos the person sent with the message. */
   photos: PhotoView[];
   /** Safe HTML shown instead of the text: the message opened at a search result, its words marked. */
@@ -142,6 +144,7 @@ export function toMessageView(
   toolCalls: StoredToolCall[] = [],
   photos: StoredAttachment[] = [],
   toolByName: ToolByName = () => undefined,
+  time: PersonalTime = timeIn(),
 ): MessageView {
   const content = live?.content ?? message.content;
   const thinking = live?.thinking ?? message.thinking;
@@ -159,6 +162,7 @@ export function toMessageView(
     error: message.error ? readStoredError(message.error) : null,
     toolCalls: toolCalls.map((call) => toToolCallView(call, toolByName(call.name))),
     createdAt: message.createdAt,
+    time: { iso: new Date(message.createdAt).toISOString(), ...time.messageTime(message.createdAt) },
     photos: photos.map(toPhotoView),
   };
 }

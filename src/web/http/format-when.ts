@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 /*
  * Times as the person reads them: in their time zone and with their language's clock (24 h or
  * AM/PM), not the server's. The page says its zone once, in a cookie (public/install.js); the
- * language is the browser's first Accept-Language, which is what the page's own Intl uses, so the
- * sidebar and the message times (public/chat-header.js) agree.
+ * language is the browser's first Accept-Language, which is what the page's own Intl uses. The
+ * sidebar and every message time (views/partials/message-time.eta) are written here, so they agree.
  */
 
 /** The cookie in which the page says its IANA time zone, such as "Pacific/Auckland". */
@@ -29,6 +29,8 @@ export interface PersonalTime {
   dayGroup(timestamp: number, now?: number): DayGroup;
   /** The whole date and time, for a title. */
   exact(timestamp: number): string;
+  /** When a message was written: "14:05" today, "yesterday 14:05", "Mon 14:05", "3 Nov 14:05", "3 Nov 2025"; and to the second. */
+  messageTime(timestamp: number, now?: number): { text: string; exact: string };
 }
 
 interface Formats {
@@ -40,6 +42,7 @@ interface Formats {
   month: Intl.DateTimeFormat;
   monthWithYear: Intl.DateTimeFormat;
   exact: Intl.DateTimeFormat;
+  exactSeconds: Intl.DateTimeFormat;
 }
 
 /*
@@ -66,6 +69,7 @@ function formatsFor(language: string, zone: string): Formats {
     month: make({ month: 'long' }),
     monthWithYear: make({ month: 'long', year: 'numeric' }),
     exact: make({ dateStyle: 'full', timeStyle: 'short' }),
+    exactSeconds: make({ dateStyle: 'full', timeStyle: 'medium' }),
   };
   if (formatsCache.size >= formatsCacheLimit) formatsCache.clear();
   formatsCache.set(key, formats);
@@ -131,6 +135,18 @@ export function timeIn(zone?: string, language?: string): PersonalTime {
       return { key, label: (yearOf(timestamp) === yearOf(now) ? formats.month : formats.monthWithYear).format(timestamp) };
     },
     exact: (timestamp) => formats.exact.format(timestamp),
+    messageTime(timestamp, now = Date.now()) {
+      const days = dayNumber(now) - dayNumber(timestamp);
+      const clock = formats.time.format(timestamp);
+      const sameYear = yearOf(timestamp) === yearOf(now);
+      const text =
+        days <= 0 ? clock
+        : days === 1 ? `yesterday ${clock}`
+        : days < 7 ? `${formats.weekday.format(timestamp)} ${clock}`
+        : sameYear ? `${formats.day.format(timestamp)} ${clock}`
+        : formats.dayWithYear.format(timestamp);
+      return { text, exact: formats.exactSeconds.format(timestamp) };
+    },
   };
 }
 

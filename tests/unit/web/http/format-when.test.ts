@@ -45,3 +45,15 @@ test('a zone or language from the request is used only when Intl knows it; else 
   assert.equal(checkLanguage('"><img>'), undefined);
   assert.equal(checkLanguage(undefined), undefined);
 });
+
+test('a message time: the clock today, the day word before it this week, the date after, the year when it is another', () => {
+  const time = timeIn('Pacific/Auckland', 'en-GB');
+  // 10:00 UTC on the 28th is 23:00 in Auckland; 11:30 UTC on the 27th is 00:30 on the 28th there.
+  assert.equal(time.messageTime(Date.UTC(2026, 10, 27, 11, 30), now).text, '00:30');
+  assert.equal(time.messageTime(Date.UTC(2026, 10, 27, 1, 5), now).text, 'yesterday 14:05');
+  assert.equal(time.messageTime(Date.UTC(2026, 10, 25, 1, 5), now).text, 'Wed 14:05');
+  assert.equal(time.messageTime(Date.UTC(2026, 10, 3, 1, 5), now).text, '3 Nov 14:05');
+  assert.equal(time.messageTime(Date.UTC(2025, 10, 3, 1, 5), now).text, '3 Nov 2025');
+  // To the second, with the whole date, for the tap.
+  assert.match(time.messageTime(Date.UTC(2026, 10, 27, 1, 5, 9), now).exact, /^Friday,? 27 November 2026.*14:05:09$/);
+});
