@@ -2,10 +2,17 @@ import type { NativeToolSpec } from '../llm/chat-model.js';
 import type { Tool } from './tool.js';
 import { findToolsName, rankForPrompt, type ToolRegistry } from './tool-registry.js';
 
-/** How much of the prompt the tools sent natively may take (their JSON Schemas), whatever the number of tools. */
-export const defaultNativeToolBudgetTokens = 1600;
+/**
+ * How much of the prompt the tools sent natively may take (their JSON Schemas), whatever the
+ * number of tools. Schemas are wordier than [TOOL:] examples (the list's budget is 1200): 2000
+ * sends every built-in tool (about 1,500 tokens with Gmail and Calendar), and no more than that
+ * goes to MCP tools beside them.
+ */
+export const defaultNativeToolBudgetTokens = 2000;
 
 const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5);
+/** One tool's cost: its spec, and the wrapper the server puts round it (`{"type":"function","function":…}`). */
+const specTokens = (spec: NativeToolSpec): number => estimateTokens(JSON.stringify(spec)) + 12;
 
 /** A tool as it is sent natively: its description (with "asks first" where it does) and its JSON Schema. */
 export function nativeSpecOf(tool: Tool): NativeToolSpec {
@@ -44,19 +51,19 @@ export function chooseNativeTools(registry: Pick<ToolRegistry, 'offered'>, optio
   const left: string[] = [];
   const send = (tool: Tool) => {
     const spec = nativeSpecOf(tool);
-    room -= estimateTokens(JSON.stringify(spec));
+    room -= specTokens(spec);
     sent.push(spec);
   };
   if (finder) send(finder);
   for (const tool of ranked) if (wanted.has(tool.name)) send(tool);
   for (const tool of ranked) {
     if (wanted.has(tool.name)) continue;
-    if (estimateTokens(JSON.stringify(nativeSpecOf(tool))) <= room) send(tool);
+    if (specTokens(nativeSpecOf(tool)) <= room) send(tool);
     else left.push(tool.name);
   }
   if (left.length === 0) return { specs: sent, promptText: '' };
-  // Names while a fifth of the budget lasts: a small model cannot read a hundred of them either.
-  let nameRoom = Math.floor((options.budgetTokens ?? defaultNativeToolBudgetTokens) / 5);
+  // Names while 200 tokens last, as in the [TOOL:] list: a small model cannot read a hundred of them either.
+  let nameRoom = Math.min(200, Math.floor((options.budgetTokens ?? defaultNativeToolBudgetTokens) / 5));
   const named: string[] = [];
   for (const name of left) {
     const cost = estimateTokens(`${name}, `);
