@@ -5,6 +5,8 @@ import { createChatModelFromConfig } from '../../src/engine/llm/chat-model-from-
 import { startOllamaStandin, type RecordedMessage, type ScriptedReply, type StandinToolCall } from '../support/ollama-standin.js';
 import { startOpenAiStandin } from '../support/openai-standin.js';
 import { startChatHarness } from '../support/test-app.js';
+import { FindToolsTool } from '../../src/engine/tools/find-tools-tool.js';
+import { Tool } from '../../src/engine/tools/tool.js';
 import { createTestRegistry, testToolServices } from '../support/test-tools.js';
 
 /** A chat whose Ollama models report `tools`: with TOOL_CALLS=auto they get their tools natively. */
@@ -220,4 +222,60 @@ test('OpenAI-compatible native calls: tools sent, fragments joined by index, res
   const results = messages.slice(-2);
   assert.deepEqual(results.map((message) => [message.role, message.tool_call_id]), assistant.tool_calls!.map((wire) => ['tool', wire.id]));
   assert.equal(results[0]!.content, '6 * 7 = 42');
+});
+
+class DeviceTool extends Tool {
+  readonly description = 'Controls one device in the house: switch it on or off, or read its state.';
+  readonly examples = [];
+  override readonly source = 'MCP: home';
+  constructor(readonly name: string) {
+    super(testToolServices());
+  }
+  async run(): Promise<string> {
+    return `${this.name} is on`;
+  }
+}
+
+test('past the budget, find_tools finds a tool and the next round sends it natively', async (t) => {
+  const services = testToolServices();
+  const { registry } = createTestRegistry(services);
+  registry.add(new FindToolsTool(services, registry));
+  registry.replaceGroup('home', Array.from({ length: 200 }, (_, index) => new DeviceTool(`home.device_${index}`)));
+  const { socket, standin, toolCalls, turnFinished } = await startChatHarness(t, { environment: { TOOL_CALLS: 'native' }, dependencies: { registry } });
+  const sentNames = (index: number) => (standin.requests[index]!.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+  standin.enqueue(calls('', [call('find_tools', { query: 'device 150' })]), calls('', [call('home.device_150', { text: 'on' })]), { content: 'It is on.' });
+  socket.send({ type: 'send', message: 'Turn on device 150', model: 'llama3.2:latest' });
+  await turnFinished();
+  assert.ok(sentNames(0).includes('find_tools'));
+  assert.ok(!sentNames(0).includes('home.device_150'), 'not sent while only named');
+  assert.match(standin.requests[0]!.messages[0]!.content, /More tools, not sent with this request \(find_tools tells what they take; then call them by name\): /);
+  assert.ok(sentNames(1).includes('home.device_150'), 'sent once find_tools described it');
+  assert.deepEqual(toolCalls.listForConversation(1).map((stored) => [stored.name, stored.status]), [['find_tools', 'done'], ['home.device_150', 'done']]);
+});
+
+class CameraTool extends Tool {
+  readonly name = 'camera';
+  readonly description = 'Takes a picture of the garden.';
+  readonly examples = [];
+  override readonly readsOutsideText = false;
+  async run() {
+    return { text: 'One picture of the garden.', images: [{ mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUg==' }] };
+  }
+}
+
+test('pictures a tool returns reach a native model that sees, after the tool turns', async (t) => {
+  const services = testToolServices();
+  const { registry } = createTestRegistry(services);
+  registry.add(new CameraTool(services));
+  const { socket, standin, turnFinished } = await startChatHarness(t, {
+    environment: { TOOL_CALLS: 'auto' },
+    dependencies: { registry },
+    standin: { models: [{ name: 'gemma3:latest', capabilities: ['completion', 'tools', 'vision'] }] },
+  });
+  standin.enqueue(calls('', [call('camera', {})]), { content: 'Green.' });
+  socket.send({ type: 'send', message: 'How does the garden look?', model: 'gemma3:latest' });
+  await turnFinished();
+  const messages = standin.requests[1]!.body.messages as Array<{ role: string; images?: string[] }>;
+  assert.deepEqual(messages.slice(-2).map((message) => message.role), ['tool', 'user']);
+  assert.deepEqual(messages.at(-1)!.images, ['iVBORw0KGgoAAAANSUhEUg==']);
 });
