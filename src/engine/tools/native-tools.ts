@@ -1,6 +1,12 @@
-import type { NativeToolSpec } from '../llm/chat-model.js';
 import type { Tool } from './tool.js';
 import { findToolsName, rankForPrompt, type ToolRegistry } from './tool-registry.js';
+
+/** A tool as it is sent natively (the model clients' NativeToolSpec): name, description, JSON Schema. */
+export interface NativeToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
 
 /**
  * How much of the prompt the tools sent natively may take (their JSON Schemas), whatever the
