@@ -80,12 +80,16 @@ function appendTurn(turns: ChatTurn[], turn: ChatTurn): void {
 const wireId = (call: StoredToolCall) => `call_${call.id}`;
 
 /**
- * A recorded call as a native one: JSON params as they are; free text (a [TOOL:] call from an
- * inline model) as the tool's one argument, or `text`.
+ * A recorded call as a native one: JSON params as they are (`{}` when they never parsed); free
+ * text (a [TOOL:] call from an inline model) as the tool's one argument, or `text`.
  */
 function asNativeCall(call: StoredToolCall, parameterNames: string[]): NativeToolCall {
-  const value = call.params.trim().startsWith('{') ? parseLooseJson(call.params) : undefined;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { id: wireId(call), name: call.name, arguments: JSON.stringify(value) };
+  if (call.params.trim().startsWith('{')) {
+    // JSON that never parsed (its call was answered with that error) goes as no arguments.
+    const value = parseLooseJson(call.params);
+    const input = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+    return { id: wireId(call), name: call.name, arguments: JSON.stringify(input) };
+  }
   const key = parameterNames.length === 1 ? parameterNames[0]! : 'text';
   return { id: wireId(call), name: call.name, arguments: JSON.stringify(call.params.trim() === '' ? {} : { [key]: call.params }) };
 }

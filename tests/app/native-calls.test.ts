@@ -222,6 +222,16 @@ test('OpenAI-compatible native calls: tools sent, fragments joined by index, res
   const results = messages.slice(-2);
   assert.deepEqual(results.map((message) => [message.role, message.tool_call_id]), assistant.tool_calls!.map((wire) => ['tool', wire.id]));
   assert.equal(results[0]!.content, '6 * 7 = 42');
+
+  // Arguments that are not JSON (a server that cut them) go back as an error the model can act on.
+  socket.messages.length = 0;
+  openai.enqueue({ content: '', toolCalls: [{ name: 'calculator', arguments: '{"expression": ' }] }, { content: 'Sorry.' });
+  socket.send({ type: 'send', message: 'Again?', conversationId: '1' });
+  await turnFinished();
+  const last = openai.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>;
+  assert.equal(last.at(-1)!.role, 'tool');
+  assert.deepEqual((last.at(-2) as { tool_calls?: Array<{ function: { arguments: string } }> }).tool_calls!.map((wire) => wire.function.arguments), ['{}'], 'the broken arguments are not passed off as a value');
+  assert.match(String(last.at(-1)!.content), /^\(failed\) Not run: the arguments are not valid JSON; calculator takes \{"expression": string \(required\)\}\.$/);
 });
 
 class DeviceTool extends Tool {
