@@ -3,6 +3,7 @@ import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from './config/config.js';
 import { projectRoot } from './config/project-root.js';
 import type { ChatModel } from './engine/llm/chat-model.js';
+import { withToolCallModes } from './engine/llm/tool-call-mode.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './engine/markdown/markdown-renderer.js';
 import { ApprovalDesk } from './engine/tools/approvals.js';
 import { FindToolsTool } from './engine/tools/find-tools-tool.js';
@@ -105,7 +106,8 @@ function createLogger(setting: LoggerSetting | undefined) {
 }
 
 export async function createServices(options: ServiceOptions) {
-  const { config, database, chatModel } = options;
+  const { config, database } = options;
+  const chatModel = withToolCallModes(options.chatModel, config);
   const logger = createLogger(options.logger);
 
   const store = createConversationStore(database);
@@ -184,7 +186,7 @@ export async function createServices(options: ServiceOptions) {
     logger,
     maxToolRounds: config.maxToolRounds,
     toolCallRunner: createToolCallRunner({ registry, toolCalls, conversations: store, approvals, logger }),
-    buildSystemPrompt: (memoryText) => systemPrompt.build(memoryText),
+    buildSystemPrompt: (memoryText, tools) => systemPrompt.build(memoryText, tools),
     tools: registry,
     markdown,
     attachments,

@@ -38,6 +38,15 @@ export interface Config {
   /** The editable system prompt template (created from the default when first saved). */
   systemPromptFile: string;
   maxToolRounds: number;
+  /**
+   * How tools are offered (TOOL_CALLS): 'auto' natively to a model whose server says it calls
+   * tools (Ollama's `tools` capability), as [TOOL:] text to the rest; 'native' and 'inline' force one.
+   */
+  toolCalls: 'auto' | 'native' | 'inline';
+  /** Model ids always sent tools natively (TOOL_CALLS_NATIVE_MODELS): an OpenAI-compatible server cannot say it can. */
+  toolCallsNativeModels: string[];
+  /** Model ids always taught [TOOL:] instead (TOOL_CALLS_INLINE_MODELS): a model whose tool template is broken. */
+  toolCallsInlineModels: string[];
   tokensDir: string;
   googleCredentials: string;
   /** Port of the loopback address `npm run auth:gmail` listens on (0: any free port). */
@@ -158,6 +167,12 @@ function modelList(variable: string, value: unknown): string[] {
   if (typeof value === 'string') return value.split(',').map((item) => item.trim()).filter(Boolean);
   if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.map((item) => item.trim()).filter(Boolean);
   throw new ConfigError(variable, 'visionModels must be a list of model names (or "*" for all)');
+}
+
+function toolCallsMode(env: Environment): Config['toolCalls'] {
+  const value = text(env, 'TOOL_CALLS')?.toLowerCase() ?? 'auto';
+  if (value === 'auto' || value === 'native' || value === 'inline') return value;
+  throw new ConfigError('TOOL_CALLS', `"${value}" is not one of auto, native, inline`);
 }
 
 /** OPENAI_BASE_URL (one server) and OPENAI_BACKENDS (a JSON list); keys stay in variables named here. */
@@ -292,6 +307,9 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     memoryFile: filePath(env, 'MEMORY_FILE', './memory.md', cwd),
     memoryMaxBytes: integer(env, 'MEMORY_MAX_BYTES', 2048, 64, 1024 * 1024),
     maxToolRounds: integer(env, 'MAX_TOOL_ROUNDS', 10, 1, 100),
+    toolCalls: toolCallsMode(env),
+    toolCallsNativeModels: modelList('TOOL_CALLS_NATIVE_MODELS', text(env, 'TOOL_CALLS_NATIVE_MODELS')),
+    toolCallsInlineModels: modelList('TOOL_CALLS_INLINE_MODELS', text(env, 'TOOL_CALLS_INLINE_MODELS')),
     tokensDir: filePath(env, 'TOKENS_DIR', './tokens', cwd),
     googleCredentials: filePath(env, 'GOOGLE_CREDENTIALS', './credentials.json', cwd),
     gmailAuthPort: integer(env, 'GMAIL_AUTH_PORT', 8889, 0, 65535),

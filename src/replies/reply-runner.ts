@@ -1,20 +1,23 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ChatModel, ChatTurn } from '../engine/llm/chat-model.js';
+import type { ChatModel, ChatTurn, NativeToolCall, NativeToolSpec } from '../engine/llm/chat-model.js';
 import { charactersPerToken, fitToContext } from '../engine/llm/history.js';
 import { LlmError } from '../engine/llm/llm-error.js';
-import type { SystemPrompt } from './system-prompt.js';
+import type { NativeToolPrompt, SystemPrompt } from './system-prompt.js';
 import type { MarkdownRenderer } from '../engine/markdown/markdown-renderer.js';
 import { StreamingMarkdown } from '../engine/markdown/streaming-markdown.js';
 import type { MemoryFile } from '../providers/memory/memory-file.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { Conversation, ConversationStore, DraftPiece, MessageChanges, StoredMessage } from '../storage/conversation-store.js';
-import type { ToolCallStore } from '../storage/tool-call-store.js';
-import { ToolCallScanner, type ScannedTag } from '../engine/tools/tool-call-scanner.js';
+import type { StoredToolCall, ToolCallStore } from '../storage/tool-call-store.js';
+import { ToolCallScanner, maximumTagsPerReply, type ScannedTag } from '../engine/tools/tool-call-scanner.js';
+import { chooseNativeTools, namesInFinderResult } from '../engine/tools/native-tools.js';
+import { maximumParamsLength, parseLooseJson } from '../engine/tools/tool-params.js';
+import { findToolsName } from '../engine/tools/tool-registry.js';
 import { finishedOutcome, type ToolCallRunner } from '../engine/tools/tool-call-runner.js';
 import type { ToolImage } from '../engine/tools/tool.js';
 import type { ToolRegistry } from '../engine/tools/tool-registry.js';
-import { formatToolResults, type ToolOutcome } from '../engine/tools/tool-results.js';
+import { formatNativeResult, formatToolResults, type ToolOutcome } from '../engine/tools/tool-results.js';
 import { llmErrorNotice, storedErrorText } from './error-notice.js';
 import type { ActiveReply, ReplyHub } from './reply-hub.js';
 import { UnsavedText } from './unsaved-text.js';
@@ -31,9 +34,13 @@ export interface ReplyRunnerDependencies {
   memory: MemoryFile;
   logger: FastifyBaseLogger;
   maxToolRounds: number;
-  buildSystemPrompt(memory: string): Promise<SystemPrompt>;
-  /** The tools: only a name the model may call makes fenced JSON naming it a call; each says whether its results stay in the history. */
-  tools: Pick<ToolRegistry, 'find' | 'named'>;
+  /** `native`: the model gets its tools natively; the prompt teaches no [TOOL:] syntax. */
+  buildSystemPrompt(memory: string, native?: NativeToolPrompt): Promise<SystemPrompt>;
+  /**
+   * The tools: only a name the model may call makes fenced JSON naming it a call; each says
+   * whether its results stay in the history; those offered are sent to a native-mode model.
+   */
+  tools: Pick<ToolRegistry, 'find' | 'named' | 'offered'>;
   /** Renders a message's Markdown block by block as it streams (in a worker, with a time limit). */
   markdown: Pick<MarkdownRenderer, 'renderBlocks' | 'version'>;
   /** How often a streaming reply saves what it added (a draft piece), so a crash keeps most of it. */
@@ -56,13 +63,42 @@ export function contextTokensOf(description: { contextLength: number | undefined
   return Math.min(description.contextLength ?? defaultContextTokens, defaultContextTokens);
 }
 
-/** Adds a turn, merged into the previous one when it has the same role: models want user and assistant to alternate. */
+/**
+ * Adds a turn, merged into the previous one when it has the same role: models want user and
+ * assistant to alternate. Each tool result stays a turn of its own.
+ */
 function appendTurn(turns: ChatTurn[], turn: ChatTurn): void {
   const last = turns.at(-1);
-  if (last && last.role === turn.role) {
-    last.content += `\n\n${turn.content}`;
+  if (last && last.role === turn.role && turn.role !== 'tool') {
+    last.content = [last.content, turn.content].filter(Boolean).join('\n\n');
     if (turn.images) last.images = [...(last.images ?? []), ...turn.images];
+    if (turn.toolCalls) last.toolCalls = [...(last.toolCalls ?? []), ...turn.toolCalls];
   } else turns.push({ ...turn });
+}
+
+/** The id a recorded call has on the wire: the model's own id is not kept, the record's is stable. */
+const wireId = (call: StoredToolCall) => `call_${call.id}`;
+
+/**
+ * A recorded call as a native one: JSON params as they are (`{}` when they never parsed); free
+ * text (a [TOOL:] call from an inline model) as the tool's one argument, or `text`.
+ */
+function asNativeCall(call: StoredToolCall, parameterNames: string[]): NativeToolCall {
+  if (call.params.trim().startsWith('{')) {
+    // JSON that never parsed (its call was answered with that error) goes as no arguments.
+    const value = parseLooseJson(call.params);
+    const input = typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+    return { id: wireId(call), name: call.name, arguments: JSON.stringify(input) };
+  }
+  const key = parameterNames.length === 1 ? parameterNames[0]! : 'text';
+  return { id: wireId(call), name: call.name, arguments: JSON.stringify(call.params.trim() === '' ? {} : { [key]: call.params }) };
+}
+
+/** A native call as the runner takes it: a tag with the arguments as its params (cut past the cap, as a written one is). */
+function tagOfNativeCall(call: NativeToolCall): ScannedTag {
+  const name = call.name.trim();
+  if (call.arguments.length > maximumParamsLength) return { kind: 'tool', name, params: '', unclosed: false, tooLong: true, native: true };
+  return { kind: 'tool', name, params: call.arguments, unclosed: false, native: true };
 }
 
 /**
@@ -83,6 +119,10 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
    */
   function historyFor(setup: TurnSetup, exceptMessageId: number): ChatTurn[] {
     const { conversation, historyStart, vision, imagesByMessage } = setup;
+    const native = setup.nativeTools !== undefined;
+    // Calls made by name go natively to a native model (records of either mode alike); a tool
+    // called with a tag of its own (a memory update) is part of the text in both modes.
+    const byName = (call: StoredToolCall) => (dependencies.tools.named(call.name)?.calledWith ?? 'tool') === 'tool';
     const callsByMessage = toolCalls.groupedByMessage(conversation.id, historyStart);
     // The photos go with the person's turn they were sent in; a model that cannot see is told they were there.
     // Messages that say something: a round stopped before its first word leaves an empty one.
@@ -90,15 +130,26 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       .listMessagesFrom(conversation.id, historyStart)
       .map((message) => ({
         role: message.role,
-        text: message.raw ?? message.content,
-        outcomes: (callsByMessage.get(message.id) ?? []).flatMap((call) => finishedOutcome(call) ?? []),
+        // A native model sees what was shown, its calls apart; an inline one the raw text, [TOOL:] calls and all.
+        text: native && message.role === 'assistant' ? message.content : (message.raw ?? message.content),
+        calls: (callsByMessage.get(message.id) ?? []).filter((call) => finishedOutcome(call) !== undefined),
         id: message.id,
         images: message.role === 'user' ? imagesByMessage.get(message.id) : undefined,
       }))
-      .filter((message) => message.id !== exceptMessageId && (message.text || message.outcomes.length > 0 || message.images));
+      .filter((message) => message.id !== exceptMessageId && (message.text || message.calls.length > 0 || message.images));
     const turns: ChatTurn[] = [];
     let earlier: ToolOutcome[] = [];
-    messages.forEach(({ role, text, outcomes, images }, index) => {
+    messages.forEach(({ role, text, calls, images }, index) => {
+      let outcomes = calls.flatMap((call) => finishedOutcome(call) ?? []);
+      if (native && role === 'assistant') {
+        // The calls in the model's own format, each result a tool turn right after them.
+        const nativeCalls = calls.filter(byName);
+        const names = (call: StoredToolCall) => Object.keys(dependencies.tools.named(call.name)?.parameters.properties ?? {});
+        if (text || nativeCalls.length > 0) appendTurn(turns, { role, content: text, ...(nativeCalls.length > 0 ? { toolCalls: nativeCalls.map((call) => asNativeCall(call, names(call))) } : {}) });
+        for (const call of nativeCalls) turns.push({ role: 'tool', toolName: call.name, toolCallId: wireId(call), content: formatNativeResult(finishedOutcome(call)!) });
+        outcomes = calls.filter((call) => !byName(call)).flatMap((call) => finishedOutcome(call) ?? []);
+        text = '';
+      }
       if (role === 'user' && earlier.length > 0) {
         text = `${formatToolResults(earlier, 'earlier')}\n${text}`;
         earlier = [];
@@ -130,6 +181,8 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     think: boolean | undefined;
     /** The model can see pictures (Ollama's `vision` capability). */
     vision: boolean;
+    /** The model gets its tools natively: which ones, for each round (undefined: taught [TOOL:]). */
+    nativeTools: (() => NativeToolSpec[]) | undefined;
     contextTokens: number;
     stop: AbortSignal;
     /** Saves what the message being streamed added since its last save. */
@@ -145,11 +198,18 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     const { conversation, reply } = setup;
     const scanner = new ToolCallScanner({ isKnownTool: (name) => dependencies.tools.find(name) !== undefined });
     const tags: ScannedTag[] = [];
-    setup.roundText.raw = () => (tags.length > 0 ? scanner.raw : null);
+    let written = 0;
+    const nativeCalls: NativeToolCall[] = [];
+    // The raw text keeps every call as [TOOL:] text, native ones too: one history, whichever model reads it next.
+    setup.roundText.raw = () => {
+      if (written === 0 && nativeCalls.length === 0) return null;
+      return [scanner.raw, ...nativeCalls.map((call) => `[TOOL:${call.name}]${call.arguments}[/TOOL]`)].filter(Boolean).join('\n');
+    };
     const history = historyFor(setup, reply.messageId);
     // Pictures a tool just returned go with its results, for a model that can see them.
     const last = history.at(-1);
     if (setup.vision && images.length > 0 && last?.role === 'user') last.images = [...(last.images ?? []), ...images.map((image) => image.data)];
+    else if (setup.vision && images.length > 0) history.push({ role: 'user', content: 'The pictures the tools returned.', images: images.map((image) => image.data) });
     const messages = fitToContext(setup.system, history, setup.contextTokens, replyReserveTokens);
     const roundController = new AbortController();
     const unsaved = new UnsavedText();
@@ -163,6 +223,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       messages,
       think: setup.think,
       contextTokens: setup.contextTokens,
+      ...(setup.nativeTools ? { tools: setup.nativeTools() } : {}),
       signal: AbortSignal.any([setup.stop, roundController.signal]),
     });
     const show = (visible: string, thinking: string) => {
@@ -175,6 +236,13 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     for await (const chunk of stream) {
       const step = scanner.push(chunk.content);
       tags.push(...step.tags);
+      written += step.tags.length;
+      // Native calls run in the order they came, with any the model wrote as text.
+      for (const call of chunk.toolCalls ?? []) {
+        if (tags.length >= maximumTagsPerReply) break;
+        nativeCalls.push(call);
+        tags.push(tagOfNativeCall(call));
+      }
       unsaved.add(step.visible, chunk.thinking, step.raw);
       show(step.visible, chunk.thinking);
       if (step.cut) {
@@ -189,6 +257,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     }
     const end = scanner.finish();
     tags.push(...end.tags);
+    written += end.tags.length;
     unsaved.add(end.visible, '', end.raw);
     show(end.visible, '');
     reply.content = reply.content.trimEnd();
@@ -197,17 +266,32 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
     return tags;
   }
 
+  /** The tools a chat has called, and those find_tools described to it: a native model is sent them from then on. */
+  function wantedTools(conversationId: number): Set<string> {
+    const wanted = new Set<string>();
+    for (const call of toolCalls.listForConversation(conversationId)) {
+      wanted.add(call.name);
+      if (call.name === findToolsName && call.status === 'done') for (const name of namesInFinderResult(call.result)) wanted.add(name);
+    }
+    return wanted;
+  }
+
   /** Memory, model details and system prompt for a new turn. */
   async function prepareTurn(
     conversation: Conversation,
     options: TurnOptions,
-  ): Promise<{ system: ChatTurn; think: boolean | undefined; vision: boolean; contextTokens: number; memoryRevision: string }> {
+  ): Promise<{ system: ChatTurn; think: boolean | undefined; vision: boolean; nativeTools: (() => NativeToolSpec[]) | undefined; contextTokens: number; memoryRevision: string }> {
     const snapshot = await memory.read().catch((error: Error) => {
       hub.publish(conversation.id, { type: 'notice', text: `${error.message} The reply goes on without memory.` });
       return undefined;
     });
     const description = await chatModel.describeModel(conversation.model);
-    const prompt = await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '');
+    const native = description.toolCalls === 'native';
+    const usage = native ? toolCalls.usageCounts() : undefined;
+    // Each round sends what fits the budget, plus what this chat called or find_tools described since.
+    const nativeTools = native ? () => chooseNativeTools(dependencies.tools, { usage, wanted: wantedTools(conversation.id) }).specs : undefined;
+    const nativePrompt = native ? { text: chooseNativeTools(dependencies.tools, { usage, wanted: wantedTools(conversation.id) }).promptText } : undefined;
+    const prompt = await dependencies.buildSystemPrompt(snapshot?.promptContent ?? '', nativePrompt);
     // An MCP server's tool descriptions steer the model as much as its results: from here on the
     // chat's memory updates ask, even after the server is gone (it may go on purpose).
     if (prompt.outsideText) store.markOutsideText(conversation.id);
@@ -216,6 +300,7 @@ export function createReplyRunner(dependencies: ReplyRunnerDependencies) {
       // Only a model that thinks is told anything about thinking: Ollama refuses `think` from the others.
       think: description.capabilities.includes('thinking') ? options.think !== false : undefined,
       vision: description.capabilities.includes('vision'),
+      nativeTools,
       contextTokens: contextTokensOf(description),
       memoryRevision: snapshot?.revision ?? '',
     };

@@ -52,6 +52,13 @@ export interface OpenAiScriptedReply {
   /** Finish the HTTP response cleanly after the content, but without `data: [DONE]`. */
   omitDone?: boolean;
   hang?: boolean;
+  /**
+   * Tool calls after the content, streamed as vLLM and llama.cpp do: a first `delta.tool_calls`
+   * fragment with the index, id, type and name, then the arguments (JSON text) in
+   * `argumentPieces` fragments (default 1) carrying only the index; finish_reason "tool_calls".
+   */
+  toolCalls?: Array<{ name: string; arguments: string }>;
+  argumentPieces?: number;
 }
 
 export interface RecordedOpenAiRequest {
@@ -263,6 +270,17 @@ interface Delta {
   content?: string;
   reasoning_content?: string;
   reasoning?: string;
+  tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }>;
+}
+
+/** Each call's fragments in order: its head with the name, then pieces of its arguments. */
+function* toolCallDeltas(script: OpenAiScriptedReply): Generator<Delta> {
+  for (const [index, call] of (script.toolCalls ?? []).entries()) {
+    yield { tool_calls: [{ index, id: `call_standin_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] };
+    const pieces = Math.max(1, script.argumentPieces ?? 1);
+    const size = Math.ceil(call.arguments.length / pieces) || 1;
+    for (let start = 0; start < call.arguments.length; start += size) yield { tool_calls: [{ index, function: { arguments: call.arguments.slice(start, start + size) } }] };
+  }
 }
 
 function* deltasOf(script: OpenAiScriptedReply): Generator<Delta> {
@@ -275,8 +293,9 @@ function* deltasOf(script: OpenAiScriptedReply): Generator<Delta> {
   } else if (script.chunks) {
     for (const piece of script.chunks) yield { content: piece };
   } else {
-    for (const piece of split(script.content ?? defaultText, script.chunkSize)) yield { content: piece };
+    for (const piece of split(script.content ?? (script.toolCalls ? '' : defaultText), script.chunkSize)) yield { content: piece };
   }
+  yield* toolCallDeltas(script);
 }
 
 /** Responses whose socket the stand-in itself destroyed, so they are not recorded as a client abort. */
@@ -336,7 +355,7 @@ async function streamReply(response: ServerResponse, model: string, script: Open
     response.end(`data: ${JSON.stringify({ error })}\n\n`);
     return;
   }
-  await write(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]));
+  await write(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: script.toolCalls?.length ? 'tool_calls' : 'stop' }]));
   // vLLM's usage chunk: no choices, only counts.
   await write(frame([], { usage: { prompt_tokens: 12, completion_tokens: sent, total_tokens: 12 + sent } }));
   response.end(script.omitDone ? '' : 'data: [DONE]\n\n');

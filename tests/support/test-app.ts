@@ -105,6 +105,8 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     TOKENS_DIR: path.join(dataDir, 'tokens'),
     // Never the developer's own ./mcp.json: tests that want MCP servers write their own.
     MCP_CONFIG: path.join(dataDir, 'mcp.json'),
+    // The stand-in's models report `tools`: most tests read the [TOOL:] history; native-calls.test.ts sets its own.
+    TOOL_CALLS: 'inline',
     ...options.environment,
   });
   const database = (built.database = openDatabase(dataDir));

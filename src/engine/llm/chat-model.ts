@@ -6,22 +6,52 @@ import { LlmError, type LlmFailure } from './llm-error.js';
  * the model router (model-router.ts).
  */
 
+/**
+ * A tool call in the model's own format (native tool calling). `arguments` is JSON text: Ollama
+ * sends an object (written out here), an OpenAI-compatible server a string, which may not parse.
+ */
+export interface NativeToolCall {
+  /** The server's id for the call (OpenAI's `call_…`); results name it back. */
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool as it is sent natively: its name, what it does, and its arguments as a JSON Schema object. */
+export interface NativeToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
   /** base64 pictures, for models with the vision capability. */
   images?: string[];
+  /** An assistant turn's native tool calls (each with an id its results name). */
+  toolCalls?: NativeToolCall[];
+  /** A `tool` turn: the tool whose result it is (Ollama's `tool_name`) and the call it answers (OpenAI's `tool_call_id`). */
+  toolName?: string;
+  toolCallId?: string;
 }
+
+/** How a model is given tools: natively (`tools` in the request) or taught [TOOL:] in the system prompt. */
+export type ToolCallMode = 'native' | 'inline';
 
 export interface ModelDescription {
   name: string;
   capabilities: string[];
   contextLength: number | undefined;
+  /** How this model is given tools (from TOOL_CALLS and the capabilities); unset: inline. */
+  toolCalls?: ToolCallMode;
 }
 
 export interface ReplyChunk {
   content: string;
   thinking: string;
+  /** Native tool calls the model finished in this chunk, in order. */
+  toolCalls?: NativeToolCall[];
 }
 
 export interface ReplyStream extends AsyncIterable<ReplyChunk> {
@@ -40,6 +70,8 @@ export interface ChatRequest {
    */
   think?: boolean;
   contextTokens: number;
+  /** Tools sent natively; absent: the model is taught [TOOL:] in the system prompt instead. */
+  tools?: NativeToolSpec[];
   /** Aborting it stops the reply at any point, even before the server answers. */
   signal?: AbortSignal;
 }

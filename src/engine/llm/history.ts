@@ -12,7 +12,8 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
  */
 export const imageTokens = 1000;
 
-const turnTokens = (turn: ChatTurn): number => estimateTokens(turn.content) + (turn.images?.length ?? 0) * imageTokens;
+const turnTokens = (turn: ChatTurn): number =>
+  estimateTokens(turn.content) + (turn.images?.length ?? 0) * imageTokens + (turn.toolCalls ?? []).reduce((sum, call) => sum + estimateTokens(call.name + call.arguments), 0);
 
 /**
  * Keeps the system prompt and the newest turns that fit the context window, leaving room for

@@ -10,18 +10,21 @@ export interface ModelAbilities {
   sees: boolean;
   thinks: boolean;
   usesTools: boolean;
+  /** Hearth sends it tools natively (TOOL_CALLS), rather than teaching it [TOOL:]. */
+  callsNatively: boolean;
 }
 
-export const noAbilities: ModelAbilities = { sees: false, thinks: false, usesTools: false };
+export const noAbilities: ModelAbilities = { sees: false, thinks: false, usesTools: false, callsNatively: false };
 
-export function abilitiesOf(description: Pick<ModelDescription, 'capabilities'>): ModelAbilities {
+export function abilitiesOf(description: Pick<ModelDescription, 'capabilities' | 'toolCalls'>): ModelAbilities {
   const has = (capability: string) => description.capabilities.includes(capability);
-  return { sees: has('vision'), thinks: has('thinking'), usesTools: has('tools') };
+  return { sees: has('vision'), thinks: has('thinking'), usesTools: has('tools'), callsNatively: description.toolCalls === 'native' };
 }
 
-/** The short words the picker adds after a model's name: "qwen3 · thinks · tools". */
+/** The short words the picker adds after a model's name: "qwen3 · thinks · native tools" (tools sent natively) or "· tools" (taught [TOOL:]). */
 export function abilityWords(abilities: ModelAbilities): string[] {
-  return [abilities.sees ? 'sees' : '', abilities.thinks ? 'thinks' : '', abilities.usesTools ? 'tools' : ''].filter(Boolean);
+  const tools = abilities.callsNatively ? 'native tools' : abilities.usesTools ? 'tools' : '';
+  return [abilities.sees ? 'sees' : '', abilities.thinks ? 'thinks' : '', tools].filter(Boolean);
 }
 
 /**

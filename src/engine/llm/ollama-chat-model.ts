@@ -1,5 +1,5 @@
-import { Ollama, type ChatResponse } from 'ollama';
-import { healthFromModelList, type ChatModel, type ModelDescription } from './chat-model.js';
+import { Ollama, type ChatResponse, type Message } from 'ollama';
+import { healthFromModelList, type ChatModel, type ChatTurn, type ModelDescription, type NativeToolCall, type NativeToolSpec } from './chat-model.js';
 import { LlmError } from './llm-error.js';
 import { createModelServer, fetchWithSignal, type FailureContext, type ModelServerTimeouts } from './model-server.js';
 
@@ -39,6 +39,40 @@ function classifyOllamaError(error: unknown, context: FailureContext): LlmError 
   }
   if (status !== undefined) return new LlmError('request-rejected', `Ollama refused the request (HTTP ${status}): ${message}`, server);
   return undefined;
+}
+
+/** JSON text as the object Ollama wants; arguments that are not an object go as `{}` (the call was already answered with an error). */
+function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A turn on Ollama's wire: native calls with object arguments, a tool's result with its name. */
+export function toOllamaMessage(turn: ChatTurn): Message {
+  const message: Message = { role: turn.role, content: turn.content };
+  if (turn.images) message.images = turn.images;
+  if (turn.toolCalls?.length) message.tool_calls = turn.toolCalls.map((call) => ({ function: { name: call.name, arguments: argumentsObject(call.arguments) } }));
+  if (turn.role === 'tool' && turn.toolName) message.tool_name = turn.toolName;
+  return message;
+}
+
+export const toOllamaTools = (tools: NativeToolSpec[]) =>
+  tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+
+/** Ollama's `message.tool_calls` (each whole, arguments an object) as JSON-text calls. */
+export function readOllamaToolCalls(calls: unknown): NativeToolCall[] {
+  if (!Array.isArray(calls)) return [];
+  return calls.flatMap((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => {
+    const name = call?.function?.name;
+    if (typeof name !== 'string') return [];
+    const input = call.function?.arguments;
+    const text = typeof input === 'string' ? input : JSON.stringify(input ?? {});
+    return [{ ...(typeof call.id === 'string' ? { id: call.id } : {}), name, arguments: text }];
+  });
 }
 
 export interface OllamaChatModelOptions extends ModelServerTimeouts {
@@ -94,14 +128,16 @@ export function createOllamaChatModel(options: OllamaChatModelOptions): ChatMode
         open: (signal) =>
           clientWith(signal).chat({
             model: request.model,
-            messages: request.messages,
+            messages: request.messages.map(toOllamaMessage),
             stream: true,
+            ...(request.tools?.length ? { tools: toOllamaTools(request.tools) } : {}),
             ...(request.think === undefined ? {} : { think: request.think }),
             options: { num_ctx: request.contextTokens },
           }),
         async *read(parts) {
           for await (const part of parts) {
-            yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '' };
+            const toolCalls = readOllamaToolCalls(part.message?.tool_calls);
+            yield { content: part.message?.content ?? '', thinking: part.message?.thinking ?? '', ...(toolCalls.length > 0 ? { toolCalls } : {}) };
             if (part.done) return;
           }
         },

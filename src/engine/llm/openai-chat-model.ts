@@ -6,6 +6,7 @@ import { healthFromModelList, type ChatModel, type ChatTurn, type ModelDescripti
 import { LlmError } from './llm-error.js';
 import { createModelServer, type FailureContext, type ModelServerTimeouts } from './model-server.js';
 import { ThinkTagSplitter } from './think-tag-splitter.js';
+import { ToolCallJoiner, type ToolCallFragment } from './openai-tool-calls.js';
 
 export interface OpenAiChatModelOptions extends ModelServerTimeouts {
   backend: OpenAiBackendSettings;
@@ -68,7 +69,15 @@ function imageMimeType(base64: string): string {
 
 function toOpenAiMessage(turn: ChatTurn, vision: boolean): ChatCompletionMessageParam {
   if (turn.role === 'system') return { role: 'system', content: turn.content };
+  if (turn.role === 'assistant' && turn.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: turn.content || null,
+      tool_calls: turn.toolCalls.map((call, index) => ({ id: call.id ?? `call_${index}`, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+    };
+  }
   if (turn.role === 'assistant') return { role: 'assistant', content: turn.content };
+  if (turn.role === 'tool') return { role: 'tool', tool_call_id: turn.toolCallId ?? '', content: turn.content };
   // Tool results reach the model as text in a user turn (the [TOOL:] protocol), never as OpenAI tool messages.
   if (!vision || !turn.images?.length) return { role: 'user', content: turn.content };
   const parts: ChatCompletionContentPart[] = [{ type: 'text', text: turn.content }];
@@ -85,6 +94,7 @@ function serverRoot(baseUrl: string): string {
 
 interface StreamDelta {
   content?: string | null;
+  tool_calls?: ToolCallFragment[] | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
 }
@@ -277,15 +287,25 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
           const vision = (await describeModel(request.model).catch(() => undefined))?.capabilities.includes('vision') ?? false;
           const replyClient = await makeClient(watchForDone(baseFetch, wire));
           return replyClient.chat.completions.create(
-            { model: request.model, messages: request.messages.map((turn) => toOpenAiMessage(turn, vision)), stream: true },
+            {
+              model: request.model,
+              messages: request.messages.map((turn) => toOpenAiMessage(turn, vision)),
+              stream: true,
+              ...(request.tools?.length
+                ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } })) }
+                : {}),
+            },
             { signal },
           );
         },
         async *read(parts) {
           const splitter = new ThinkTagSplitter();
+          // Calls stream in fragments joined by index; whole, they come after the text.
+          const joiner = new ToolCallJoiner();
           for await (const chunk of parts) {
             // A usage-only chunk has no choices.
             const delta = (chunk.choices?.[0]?.delta ?? {}) as StreamDelta;
+            joiner.push(delta.tool_calls);
             const reasoning = delta.reasoning_content ?? delta.reasoning ?? '';
             const split = delta.content ? splitter.push(delta.content) : { content: '', thinking: '' };
             const thinking = reasoning + split.thinking;
@@ -300,6 +320,9 @@ export function createOpenAiChatModel(options: OpenAiChatModelOptions): ChatMode
               backend.name,
             );
           }
+          // Only a finished stream's calls run: one cut off may have half its arguments.
+          const toolCalls = joiner.finish();
+          if (toolCalls.length > 0) yield { content: '', thinking: '', toolCalls };
         },
       });
     },

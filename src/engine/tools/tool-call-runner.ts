@@ -4,6 +4,7 @@ import type { ConversationStore } from '../../storage/conversation-store.js';
 import type { StoredToolCall, ToolCallStore } from '../../storage/tool-call-store.js';
 import type { ApprovalDesk } from './approvals.js';
 import type { ScannedTag } from './tool-call-scanner.js';
+import { argumentsProblem } from './tool-arguments.js';
 import { maximumParamsLength } from './tool-params.js';
 import { ToolError, wordsFor, type Tool, type ToolImage, type TurnState } from './tool.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -149,7 +150,9 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
     const tool = toolFor(tag);
     const name = tool?.name ?? tag.name.slice(0, 60);
     const copied = copiedFromResults(tag, request.context.seenResults);
-    const need = copied || !tool || tag.tooLong ? undefined : await tool.approvalFor(tag.params, request.context);
+    // Arguments that do not fit the tool's schema go back to the model before anyone is asked.
+    const problem = copied || !tool || tag.tooLong ? undefined : argumentsProblem(tool, tag.params, tag.native === true);
+    const need = copied || !tool || tag.tooLong || problem ? undefined : await tool.approvalFor(tag.params, request.context);
     const needsApproval = need !== undefined && need.ask && !(tool!.canAlwaysAllow && approvals.isAlwaysAllowed(name));
     const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running', need?.preview ?? null);
     request.onAdded(record.id);
@@ -176,6 +179,7 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
         result: `There is no tool named "${tag.name.slice(0, 60)}". Available tools: ${registry.names.join(', ')}.`,
       }, startedAt);
     }
+    if (problem) return finish(request, record.id, { name, status: 'failed', result: problem }, startedAt);
     if (needsApproval) {
       const refused = await awaitApproval(request, record.id, name, startedAt);
       if (refused) return refused;

@@ -49,6 +49,8 @@ export interface ScannedTag {
   unclosed: boolean;
   /** Set when the params passed the cap: params are then empty and the call must not run. */
   tooLong?: true;
+  /** The call came as the model's own tool call (native tool calling), not as text: params are its JSON arguments. */
+  native?: true;
 }
 
 export interface ScanStep {

@@ -33,6 +33,18 @@ export const describeTool = (tool: Tool, brief = false): string => {
   return `- ${tool.name}: ${description}${approval}\n${tool.examples.map((example) => `  ${example}`).join('\n')}`;
 };
 
+/** The order tools are offered in within the prompt budget: the most used, then the built-in ones. */
+export function rankForPrompt(tools: Tool[], usage: ReadonlyMap<string, number>): Tool[] {
+  return tools.sort(
+    (a, b) =>
+      (usage.get(b.name) ?? 0) - (usage.get(a.name) ?? 0) ||
+      Number(b.source === 'Built-in') - Number(a.source === 'Built-in') ||
+      // Reading tools first: asked about more often, and harmless when a model calls one by mistake.
+      Number(a.actsOnWorld) - Number(b.actsOnWorld) ||
+      a.name.localeCompare(b.name),
+  );
+}
+
 /**
  * Every tool the model can call: the classes in tools/ (fixed at start) and groups that come and
  * go while Hearth runs (each MCP server's tools), found by name however the model writes it; and
@@ -133,16 +145,7 @@ export class ToolRegistry {
     const budget = options.budgetTokens ?? defaultToolPromptBudgetTokens;
     const usage = options.usage ?? new Map<string, number>();
     const finder = this.#fixed.get(findToolsName);
-    const ranked = this.offered
-      .filter((tool) => tool !== finder)
-      .sort(
-        (a, b) =>
-          (usage.get(b.name) ?? 0) - (usage.get(a.name) ?? 0) ||
-          Number(b.source === 'Built-in') - Number(a.source === 'Built-in') ||
-          // Reading tools first: asked about more often, and harmless when a model calls one by mistake.
-          Number(a.actsOnWorld) - Number(b.actsOnWorld) ||
-          a.name.localeCompare(b.name),
-      );
+    const ranked = rankForPrompt(this.offered.filter((tool) => tool !== finder), usage);
     const full = ranked.map((tool) => describeTool(tool));
     const fullCost = full.reduce((sum, text) => sum + estimateTokens(text) + 1, 0);
     if (fullCost <= budget) return full.join('\n');

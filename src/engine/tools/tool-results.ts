@@ -35,3 +35,12 @@ export function formatToolResults(outcomes: ToolOutcome[], position: 'continue' 
       : 'The person wrote next:',
   ].join('\n');
 }
+
+/**
+ * One result as a native tool turn: the result itself, defused, and its status when it did not
+ * run. The system prompt says results are data; the turn's role says it is a result.
+ */
+export function formatNativeResult(outcome: ToolOutcome): string {
+  const result = neutralizeTags(outcome.result);
+  return outcome.status === 'done' ? result : `(${outcome.status}) ${result}`;
+}

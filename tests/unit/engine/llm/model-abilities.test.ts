@@ -21,7 +21,7 @@ test("Ollama's capabilities from /api/show become abilities, said in a few words
   assert.deepEqual(abilityWords(abilities.get('llava:latest')!), ['sees']);
   assert.deepEqual(abilityWords(abilities.get('llama3.2:latest')!), ['tools']);
   // A model that cannot be described can do nothing more than write: a photo is refused, not dropped.
-  assert.deepEqual(abilities.get('gone:latest'), { sees: false, thinks: false, usesTools: false });
+  assert.deepEqual(abilities.get('gone:latest'), { sees: false, thinks: false, usesTools: false, callsNatively: false });
   // Each description is kept: asked again, the server is not asked (here it no longer knows llava).
   standin.models.splice(2, 1);
   const again = await abilitiesAmong(chatModel, ['llava:latest'], 30_000);
@@ -37,5 +37,5 @@ test('a model server that does not describe its models in time does not hold the
 });
 
 test('an OpenAI-compatible description says only whether it sees: never thinks or tools', () => {
-  assert.deepEqual(abilitiesOf({ capabilities: ['completion', 'vision'] }), { sees: true, thinks: false, usesTools: false });
+  assert.deepEqual(abilitiesOf({ capabilities: ['completion', 'vision'] }), { sees: true, thinks: false, usesTools: false, callsNatively: false });
 });
