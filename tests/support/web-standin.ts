@@ -54,6 +54,8 @@ export interface WebStandin {
   /** http://news.example:<port>: what the resolver below maps to the stand-in. */
   origin: string;
   searches: SearchRecord[];
+  /** Every path asked for, in order: a refused read must never get here. */
+  requested: string[];
   /** How many bytes the 50 MB and never-ending pages wrote before the reader hung up. */
   bytesSent: Record<string, number>;
   /** A resolver: news.example → the stand-in; rebind.example → 127.0.0.1; mixed.example → a public and a private address. */
@@ -70,12 +72,14 @@ function send(response: ServerResponse, status: number, type: string, body: stri
 
 export async function startWebStandin(): Promise<WebStandin> {
   const searches: SearchRecord[] = [];
+  const requested: string[] = [];
   const bytesSent: Record<string, number> = {};
   const sockets = new Set<Socket>();
   let port = 0;
 
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://standin');
+    requested.push(url.pathname);
     const record = () => searches.push({ path: url.pathname, query: url.searchParams, headers: request.headers });
     const stream = (name: string, chunk: Buffer, total: number, delayMs: number) => {
       bytesSent[name] = 0;
@@ -185,6 +189,7 @@ export async function startWebStandin(): Promise<WebStandin> {
     port,
     origin: `http://${standinHost}:${port}`,
     searches,
+    requested,
     bytesSent,
     resolver,
     duckDuckGoAgent: new StandinAgent({ keepAlive: false }),
