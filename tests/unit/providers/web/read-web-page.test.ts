@@ -7,11 +7,10 @@ import { createAddressPolicy } from '../../../../src/providers/web/address-polic
 import { createPageExtractor } from '../../../../src/providers/web/page-extractor.js';
 import { searxngEngine } from '../../../../src/providers/web/search-engines.js';
 import { createWebServices, type WebServices } from '../../../../src/providers/web/web-services.js';
-import { googleServicesFromConfig } from '../../../../src/providers/google/google-services.js';
 import ReadWebPageTool, { pageTextBudget } from '../../../../tools/read-web-page.js';
 import { standinHost, startWebStandin, type WebStandin } from '../../../support/web-standin.js';
 
-const context = (): ToolRunContext => ({ signal: new AbortController().signal, conversationId: 1, turn: { vision: false }, reportProgress() {} });
+const context = (): ToolRunContext => ({ signal: new AbortController().signal, conversationId: 1, turn: { vision: false, memoryRevision: '' }, reportProgress() {} });
 
 describe('read_web_page', () => {
   let standin: WebStandin;
@@ -31,7 +30,7 @@ describe('read_web_page', () => {
       extractor,
     });
     const config = loadConfig({});
-    tool = new ReadWebPageTool({ config, logger: pino({ level: 'silent' }), now: () => new Date(), google: googleServicesFromConfig(config), web });
+    tool = new ReadWebPageTool({ config, logger: pino({ level: 'silent' }), now: () => new Date(), web });
   });
   after(async () => {
     await web.close();
@@ -95,7 +94,7 @@ describe('read_web_page', () => {
 
   it('when WEB=off it is not offered and will not run', async () => {
     const config = loadConfig({ WEB: 'off' });
-    const off = new ReadWebPageTool({ config, logger: pino({ level: 'silent' }), now: () => new Date(), google: googleServicesFromConfig(config), web: createWebServices({ ...webOptions(), enabled: config.web.enabled }) });
+    const off = new ReadWebPageTool({ config, logger: pino({ level: 'silent' }), now: () => new Date(), web: createWebServices({ ...webOptions(), enabled: config.web.enabled }) });
     assert.equal(off.unavailableReason(), 'the web tools are turned off (WEB=off)');
     assert.equal(tool.unavailableReason(), undefined);
     await assert.rejects(off.run(`${standin.origin}/article`, context()), /turned off/);

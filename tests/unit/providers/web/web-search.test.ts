@@ -3,12 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../../../src/config/config.js';
 import type { ToolRunContext } from '../../../../src/engine/tools/tool.js';
-import { googleServicesFromConfig } from '../../../../src/providers/google/google-services.js';
 import { searchEngineFromConfig, webServicesFromConfig, type WebTestSeams } from '../../../../src/providers/web/web-services.js';
 import WebSearchTool from '../../../../tools/web-search.js';
 import { startWebStandin, type WebStandin } from '../../../support/web-standin.js';
 
-const context = (): ToolRunContext => ({ signal: new AbortController().signal, conversationId: 1, turn: { vision: false }, reportProgress() {} });
+const context = (): ToolRunContext => ({ signal: new AbortController().signal, conversationId: 1, turn: { vision: false, memoryRevision: '' }, reportProgress() {} });
 
 describe('web_search', () => {
   let standin: WebStandin;
@@ -19,7 +18,7 @@ describe('web_search', () => {
 
   function searchTool(environment: Record<string, string>, seams: WebTestSeams = {}) {
     const config = loadConfig(environment);
-    return new WebSearchTool({ config, logger: pino({ level: 'silent' }), now: () => new Date(), google: googleServicesFromConfig(config), web: webServicesFromConfig(config, seams) });
+    return new WebSearchTool({ config, logger: pino({ level: 'silent' }), now: () => new Date(), web: webServicesFromConfig(config, seams) });
   }
 
   it('asks SearXNG’s JSON API when SEARXNG_URL is set, and lists title, address and snippet', async () => {
