@@ -14,7 +14,14 @@ export interface ExtractedPage {
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
 // Pictures and embeds cost tokens and say nothing to a text model; forms and scripts are never text.
-turndown.remove(['img', 'picture', 'svg' as 'img', 'video', 'audio', 'iframe', 'object', 'embed', 'canvas', 'form', 'button', 'script', 'style', 'noscript', 'template']);
+turndown.addRule('dropped', {
+  filter: ['img', 'picture', 'svg' as 'img', 'video', 'audio', 'iframe', 'object', 'embed', 'canvas', 'form', 'button', 'script', 'style', 'noscript', 'template'],
+  replacement: () => '',
+});
+// The text as the page wrote it, without Markdown escapes: a model reads it (fewer tokens), and the
+// engine's checks on tool results (tags defused, calls copied from a result refused) see the page's
+// own characters, not "\[TOOL:create\_draft\]".
+turndown.escape = (text: string) => text;
 // A link whose target is a script or a page fragment is only its words.
 turndown.addRule('plainLinks', {
   filter: (node) => node.nodeName === 'A' && !/^https?:/i.test(node.getAttribute('href') ?? ''),
