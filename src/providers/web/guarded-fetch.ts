@@ -175,7 +175,14 @@ export async function fetchGuarded(address: string, options: GuardedFetchOptions
       response.destroy();
       throw new WebRefusal(`${url.href} answered ${status} ${response.statusMessage ?? ''}`.trim() + '.');
     }
-    if (!options.acceptsType(mediaType)) {
+    let accepted: boolean;
+    try {
+      accepted = options.acceptsType(mediaType);
+    } catch (error) {
+      response.destroy();
+      throw error;
+    }
+    if (!accepted) {
       response.destroy();
       throw new WebRefusal(`Not read: ${url.href} is ${mediaType || 'of no stated type'}, not text, HTML or JSON.`);
     }
