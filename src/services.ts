@@ -154,6 +154,8 @@ export async function createServices(options: ServiceOptions) {
     logger,
     now: () => new Date(),
     google: googleServicesFromConfig(config, logger),
+    // The web tools' provider, imported here only: its search library and page reader load on first use.
+    web: (await import('./providers/web/web-services.js')).webServicesFromConfig(config),
     ...options.toolServices,
   };
   const registry = options.registry ?? (await loadTools(toolsFolder, toolServices));

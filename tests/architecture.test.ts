@@ -18,7 +18,7 @@ const layerRules: LayerRules = {
     { rank: 0, name: 'base', folders: ['src/config'] },
     { rank: 1, name: 'storage', folders: ['src/storage', 'src/storage/backup'] },
     { rank: 2, name: 'engine', folders: ['src/engine/llm', 'src/engine/markdown', 'src/engine/tools'] },
-    { rank: 3, name: 'providers', folders: ['src/providers/google', 'src/providers/mcp', 'src/providers/memory', 'src/providers/photos', 'tools'] },
+    { rank: 3, name: 'providers', folders: ['src/providers/google', 'src/providers/mcp', 'src/providers/memory', 'src/providers/photos', 'src/providers/web', 'tools'] },
     { rank: 4, name: 'replies', folders: ['src/replies'] },
     {
       rank: 5,
@@ -32,6 +32,7 @@ const layerRules: LayerRules = {
     ['src/storage/backup', 'src/storage'],
     // The Gmail and Calendar tools are Google's.
     ['tools', 'src/providers/google'],
+    ['tools', 'src/providers/web'],
     // Every page and socket may use the shared plugins and helpers, and the login check.
     ...['src/web/auth', 'src/web/tls', 'src/web/chat', 'src/web/tools-page', 'src/web/memory-page', 'src/web/settings-page', 'src/web/photos'].map((folder): [string, string] => [folder, 'src/web/http']),
     ...['src/web/chat'].map((folder): [string, string] => [folder, 'src/web/auth']),

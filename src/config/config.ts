@@ -77,6 +77,19 @@ export interface Config {
   setupPort: number | undefined;
   /** Answer as hearth.local on the network (mDNS). */
   mdns: boolean;
+  /** The web tools: web_search and read_web_page (docs/web.md). */
+  web: WebSettings;
+}
+
+/** WEB, SEARXNG_URL, BRAVE_SEARCH_API_KEY and WEB_ALLOW. */
+export interface WebSettings {
+  /** WEB=off: no web_search or read_web_page at all. */
+  enabled: boolean;
+  /** A SearXNG instance for web_search (its JSON API); else Brave with a key; else DuckDuckGo. */
+  searxngUrl: string | undefined;
+  braveApiKey: string | undefined;
+  /** Hosts read_web_page may read though they are on the home network (a home wiki). */
+  allowHosts: string[];
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -292,6 +305,12 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
   if (fs.statSync(mcpConfig, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ConfigError('MCP_CONFIG', `"${mcpConfig}" is a folder; point it at a JSON file such as ./mcp.json`);
   }
+  const web = text(env, 'WEB')?.toLowerCase() ?? 'on';
+  if (web !== 'on' && web !== 'off') throw new ConfigError('WEB', `"${web}" is not on or off`);
+  const webAllow = (text(env, 'WEB_ALLOW') ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  for (const name of webAllow) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.:-]+)$/.test(name)) throw new ConfigError('WEB_ALLOW', `"${name}" is not a host name or address`);
+  }
   return {
     host,
     port,
@@ -330,5 +349,6 @@ export function loadConfig(env: Environment, cwd: string = process.cwd()): Confi
     tlsNames,
     setupPort,
     mdns: mdns === 'on',
+    web: { enabled: web === 'on', searxngUrl: optionalUrl(env, 'SEARXNG_URL'), braveApiKey: text(env, 'BRAVE_SEARCH_API_KEY'), allowHosts: webAllow },
   };
 }

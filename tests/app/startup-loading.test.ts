@@ -24,6 +24,10 @@ const firstUsePackages = [
   'diff', // the first memory change asked about
   'highlight.js', // the first reply rendered (in the Markdown worker)
   'sanitize-html',
+  'duck-duck-scrape', // the first web search (DuckDuckGo)
+  'linkedom', // the first web page read (in the page worker)
+  '@mozilla/readability',
+  'turndown',
 ];
 
 test('a Hearth that has just started, and has shown its login page, has loaded no ajv; logged in and showing the chat page, no library of a feature not used yet; a photo loads image-size', async (t) => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
+import { webServicesFromConfig } from '../../src/providers/web/web-services.js';
 import { createGoogleServices, type GoogleServices } from '../../src/providers/google/google-services.js';
 import type { Tool, ToolServices } from '../../src/engine/tools/tool.js';
 import { desktopClientFile, multipart, textPart, attachmentPart, startGoogleStandin, type GoogleStandin, type StandinMessage } from './google-standin.js';
@@ -91,7 +92,7 @@ export async function startGoogleHarness(t: TestContext, options: { accounts?: s
     for (const name of names) google.tokens.write(name, standin.issueTokens(name));
   }
   const config = loadConfig({ TOKENS_DIR: tokensDir, GOOGLE_CREDENTIALS: credentialsFile, ...options.environment });
-  const services: ToolServices = { config, logger: pino({ level: 'silent' }), now: () => fixedNow, google };
+  const services: ToolServices = { config, logger: pino({ level: 'silent' }), now: () => fixedNow, google, web: webServicesFromConfig(config) };
   return {
     standin,
     google,

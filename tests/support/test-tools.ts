@@ -3,6 +3,7 @@ import CurrentTimeTool from '../../tools/current-time.js';
 import { Tool, ToolError, type ToolRunContext, type ToolServices } from '../../src/engine/tools/tool.js';
 import { ToolRegistry } from '../../src/engine/tools/tool-registry.js';
 import { loadConfig } from '../../src/config/config.js';
+import { webServicesFromConfig } from '../../src/providers/web/web-services.js';
 import { googleServicesFromConfig } from '../../src/providers/google/google-services.js';
 import pino from 'pino';
 
@@ -103,7 +104,7 @@ export class InputErrorTool extends Tool {
 export function testToolServices(now: () => Date = () => new Date()): ToolServices {
   const config = loadConfig({});
   const logger = pino({ level: 'silent' });
-  return { config, logger, now, google: googleServicesFromConfig(config) };
+  return { config, logger, now, google: googleServicesFromConfig(config), web: webServicesFromConfig(config) };
 }
 
 export function createTestRegistry(services: ToolServices = testToolServices()) {

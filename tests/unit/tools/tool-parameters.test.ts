@@ -15,7 +15,11 @@ import { loadTools } from '../../../src/engine/tools/tool-registry.js';
 import { createMemoryFile } from '../../../src/providers/memory/memory-file.js';
 import { MemoryUpdateTool } from '../../../src/providers/memory/memory-update-tool.js';
 import { openDatabase } from '../../../src/storage/database.js';
+import { createAddressPolicy } from '../../../src/providers/web/address-policy.js';
+import { searxngEngine } from '../../../src/providers/web/search-engines.js';
+import { createWebServices } from '../../../src/providers/web/web-services.js';
 import { account, startGoogleHarness } from '../../support/google-setup.js';
+import { standinHost, startWebStandin } from '../../support/web-standin.js';
 
 /** The tools/ folder the server loads. */
 // Beside this file's src/ (as services.ts finds it), so compiled tests load the compiled tools.
@@ -48,6 +52,9 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
   ],
   find_tools: [[{ query: 'arithmetic' }, /^- calculator: Exact arithmetic/]],
   memory_update: [[{ content: '- likes tea\n- lives in Leeds' }, /^Memory updated \(28 of 2048 bytes\)\.$/]],
+  web_search: [[{ query: 'hedgehogs' }, /^Results for "hedgehogs" \(from SearXNG at [^)]+\):\n1\. Hedgehog highways/]],
+  // Its address is the web stand-in's, set once it listens.
+  read_web_page: [],
 };
 
 /** Arguments the schema must refuse: a later native tool call is checked against it. */
@@ -59,10 +66,18 @@ const refused: Record<string, Record<string, unknown>> = {
   list_events: { days: 0 },
   find_tools: { query: 3 },
   memory_update: { content: 'x', extra: true },
+  web_search: { query: 3 },
+  read_web_page: {},
 };
 
 test('every tool\'s parameters are valid JSON Schema that its real arguments fit, and each is understood as JSON', async (t) => {
   const google = await startGoogleHarness(t);
+  const webStandin = await startWebStandin();
+  t.after(() => webStandin.close());
+  // The web tools read the local web stand-in (allowed as a home wiki would be), never the internet.
+  google.services.web = createWebServices({ enabled: true, policy: createAddressPolicy({ allowHosts: [standinHost] }), engine: searxngEngine(`http://127.0.0.1:${webStandin.port}`), resolver: webStandin.resolver });
+  t.after(() => google.services.web.close());
+  calls.read_web_page = [[{ url: `${webStandin.origin}/article` }, /^Title: Hedgehogs return to city gardens\nAddress: http:\/\/news\.example:\d+\/article\n\nParagraph 1/]];
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-parameters-'));
   const database = openDatabase(directory);
   t.after(() => {

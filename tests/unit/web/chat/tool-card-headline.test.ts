@@ -77,6 +77,11 @@ const cards: [string, Status, string, string][] = [
   ['find_free_time', 'failed', 'Error from find_free_time: stopped by the person', 'Stopped — looking for free time in your calendar was cut short'],
   ['memory_update', 'awaiting-approval', '', 'Wants to update your memory — allow?'],
   ['memory_update', 'done', 'Memory updated (1200 of 2048 bytes).', 'Updated your memory — 1,200 of 2,048 bytes'],
+  ['web_search', 'running', '', 'Searching the web…'],
+  ['web_search', 'done', 'Results for "x" (from DuckDuckGo):\n1. A\n   https://a.example/\n2. B\n   https://b.example/', 'Searched the web — 2 results'],
+  ['read_web_page', 'running', '', 'Reading a web page…'],
+  ['read_web_page', 'done', 'Title: Hedgehogs return\nAddress: https://news.example/h\n\nText', 'Read a web page — “Hedgehogs return”'],
+  ['read_web_page', 'failed', 'Error from read_web_page: Not read: 127.0.0.1 is this computer (loopback).', 'Could not read a web page: Not read: 127.0.0.1 is this computer (loopback).'],
   ['find_tools', 'done', '- calculator: Exact arithmetic.\n  [TOOL:calculator]1+1[/TOOL]\n- current_time: The time.\n  [TOOL:current_time][/TOOL]', 'Looked for a tool — 2 matches'],
   ['find_tools', 'done', 'No tool matches "zebra". All tools: calculator.', 'Looked for a tool — no match'],
   // An MCP tool is named as it is; its headline adds only what Hearth can say itself.
@@ -95,7 +100,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 10);
+  assert.equal(tools.length, 12);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
