@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
@@ -33,6 +35,23 @@ function listenProblem(error: NodeJS.ErrnoException, config: Config): string | u
     return `HOST: "${config.host}" is not an address of this machine (${error.code}). Set HOST to 0.0.0.0 (every network), 127.0.0.1 (this machine only) or one of its own addresses`;
   }
   return undefined;
+}
+
+/**
+ * Whether Ollama answers GET /api/version (what ollama-js's version() asks), through node:http:
+ * fetch would load Node's own undici (about 9 MB and 0.1 s of CPU) on a server that no one has
+ * chatted with yet.
+ */
+function ollamaAnswers(host: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const url = new URL('api/version', host.endsWith('/') ? host : `${host}/`);
+    const request = (url.protocol === 'https:' ? https : http).get(url, { timeout: timeoutMs }, (response) => {
+      response.resume();
+      resolve(response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
 }
 
 /** Says in the log, not only in the browser, when Ollama does not answer at start. Never delays start-up. */
@@ -112,7 +131,7 @@ async function main(): Promise<void> {
   }
   services.mcp.servers.start();
   await app.localTls?.announce();
-  warnWhenOllamaIsDown(() => chatModel.isReachable(), config, app.log);
+  warnWhenOllamaIsDown(() => ollamaAnswers(config.ollamaHost, 5_000), config, app.log);
   // An .env copied from an older .env.example sets SESSION_TTL_HOURS=24: logins would still end daily.
   if (config.sessionTtlHours !== undefined) {
     app.log.info(`SESSION_TTL_HOURS=${config.sessionTtlHours}: every login ends ${config.sessionTtlHours} h after it was made, however it is used. Leave it empty to stay logged in while in use (up to SESSION_IDLE_DAYS=${config.sessionIdleDays} days idle)`);

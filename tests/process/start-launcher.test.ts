@@ -9,7 +9,7 @@ import { root } from '../support/server-process.js';
 /** A copy of what the build reads, in a temporary folder, so the test never touches this checkout's dist/. */
 function copyCheckout(): string {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-launcher-'));
-  for (const name of ['src', 'tools', 'scripts/start.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const name of ['src', 'tools', 'scripts/start.js', 'scripts/bundle-server.js', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
     fs.cpSync(path.join(root, name), path.join(folder, name), { recursive: true });
   }
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(folder, 'node_modules'), 'dir');
@@ -27,6 +27,7 @@ test('the launcher builds a fresh checkout, then only when a source changed or w
   assert.match(fresh.stdout, /Building Hearth \(no build yet\)/);
   assert.ok(fs.existsSync(path.join(folder, 'dist', 'src', 'server.js')));
   assert.ok(fs.existsSync(path.join(folder, 'dist', 'tools', 'calculator.js')));
+  assert.ok(fs.existsSync(path.join(folder, 'dist', 'src', 'server.bundle.js')), 'the server is bundled into one file');
 
   const unchanged = launch(folder);
   assert.equal(unchanged.status, 0);

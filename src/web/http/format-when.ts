@@ -10,8 +10,13 @@ import type { FastifyRequest } from 'fastify';
 /** The cookie in which the page says its IANA time zone, such as "Pacific/Auckland". */
 export const timeZoneCookie = 'hearth-zone';
 
-/** Where times are written when the page has not said its zone yet: the server's own. */
-const serverZone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+/**
+ * Where times are written when the page has not said its zone yet: the server's own. Asked on
+ * first use: any Intl formatter loads ICU's locale data (about 8 MB), which a server that has only
+ * just started does not need yet.
+ */
+let serverZone: string | undefined;
+const serverTimeZone = () => (serverZone ??= new Intl.DateTimeFormat().resolvedOptions().timeZone);
 const fallbackLanguage = 'en-GB';
 const dayMs = 86_400_000;
 
@@ -108,7 +113,7 @@ export function checkLanguage(header: unknown): string | undefined {
 
 /** Times in `zone` (the server's when not given or unknown) with the clock of `language`. */
 export function timeIn(zone?: string, language?: string): PersonalTime {
-  const checkedZone = checkTimeZone(zone) ?? serverZone;
+  const checkedZone = checkTimeZone(zone) ?? serverTimeZone();
   const formats = formatsFor(checkLanguage(language) ?? fallbackLanguage, checkedZone);
   /** The calendar day in the zone, as days since 1970. */
   const dayNumber = (timestamp: number) => {
