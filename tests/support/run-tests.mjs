@@ -12,6 +12,11 @@
  * and removes it when the tests end (also on Ctrl-C), so nothing is left behind and two runs never
  * share output. Inline source maps and --enable-source-maps keep failures pointing at the .ts lines.
  *
+ * Slowest first: `node --test` starts the files in the order given, two at a time, so one long file
+ * started late runs alone at the end while the other core idles. The files that take longest
+ * (mostly waiting on child processes, sockets and streams, or making RSA keys) start first; the
+ * rest follow in the order given and fill the gaps.
+ *
  * Usage: node tests/support/run-tests.mjs [--test-concurrency=N …node flags] file.test.ts …
  * A single file still runs from source too: node --import tsx --test tests/app/x.test.ts
  */
@@ -26,8 +31,30 @@ const sourceFolders = ['src', 'tools', 'tests'];
 const outputFolder = path.join(root, '.test-build', `run-${process.pid}`);
 
 const nodeFlags = process.argv.slice(2).filter((argument) => argument.startsWith('--'));
-const testFiles = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
-if (testFiles.length === 0) throw new Error('run-tests: name the test files to run');
+const namedFiles = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+if (namedFiles.length === 0) throw new Error('run-tests: name the test files to run');
+
+/** The longest files of `npm test` (wall time on 2 cores, 2026-11-27), longest first. */
+const slowestFiles = [
+  'tests/unit/providers/mcp/mcp-servers.test.ts',
+  'tests/app/security.test.ts',
+  'tests/unit/web/tls/tls-certificates.test.ts',
+  'tests/unit/engine/tools/tool-scanner.test.ts',
+  'tests/app/tls-server.test.ts',
+  'tests/app/tool-loop.test.ts',
+  'tests/unit/support/ollama-standin.test.ts',
+  'tests/app/chat.test.ts',
+  'tests/app/openai-chat.test.ts',
+  'tests/unit/tools/tool-parameters.test.ts',
+  'tests/app/mcp-chat.test.ts',
+  'tests/app/mcp-app.test.ts',
+  'tests/app/chat-titles.test.ts',
+];
+const rank = (file) => {
+  const index = slowestFiles.indexOf(path.relative(root, path.resolve(root, file)));
+  return index === -1 ? slowestFiles.length : index;
+};
+const testFiles = namedFiles.map((file, order) => ({ file, order })).sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order).map(({ file }) => file);
 
 /** Every TypeScript source the tests may load (declaration files hold no code). */
 function typescriptSources() {
