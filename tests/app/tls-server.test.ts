@@ -12,6 +12,7 @@ import type { MdnsResponder } from '../../src/web/tls/mdns.js';
 import type { LocalTlsDependencies } from '../../src/web/tls/serve-local-tls.js';
 import { parsePlist, type PlistValue } from '../support/plist.js';
 import { buildTestApp, type HearthDependencies } from '../support/test-app.js';
+import { readyMadeRsaKeys } from '../support/test-rsa-keys.js';
 
 const dayMs = 86_400_000;
 
@@ -41,7 +42,8 @@ async function startAutoTls(
 ) {
   const harness = await buildTestApp(t, {
     environment: { TLS: 'auto', SETUP_PORT: '0', ...options.environment },
-    dependencies: { localTls: options.localTls, ...options.dependencies },
+    // Ready-made keys: tests/unit/web/tls/tls-certificates.test.ts proves Hearth makes fresh ones.
+    dependencies: { localTls: { ...options.localTls, sources: { rsaKeys: readyMadeRsaKeys, ...options.localTls?.sources } }, ...options.dependencies },
   });
   await harness.app.listen({ host: options.host ?? '127.0.0.1', port: 0 });
   const port = (harness.app.server.address() as AddressInfo).port;

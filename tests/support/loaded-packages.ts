@@ -4,8 +4,8 @@ import { MessageChannel } from 'node:worker_threads';
 /*
  * Which npm packages this process has loaded, for tests of what start-up leaves unloaded. ES
  * modules are seen by a module hook (registered by watchLoadedPackages(), before the code under
- * test is imported), CommonJS ones in require's cache. Each test file runs in its own process, so
- * the list is that file's own.
+ * test is imported), CommonJS ones in require's cache. A file that uses this runs in a process of
+ * its own (tests/support/run-tests.mjs sees the name), so the list is that file's own.
  */
 
 // Runs on Node's module hooks thread: every module URL loaded from now on goes to the test's port.

@@ -12,13 +12,18 @@
  * and removes it when the tests end (also on Ctrl-C), so nothing is left behind and two runs never
  * share output. Inline source maps and --enable-source-maps keep failures pointing at the .ts lines.
  *
+ * Slowest first: `node --test` starts its processes in the order given, so one long file started
+ * late would run alone at the end while the other core idles. The files that take longest (mostly
+ * waiting on child processes, sockets and streams) start first, and each shared process below
+ * gets one of the longer files.
+ *
  * Usage: node tests/support/run-tests.mjs [--test-concurrency=N …node flags] file.test.ts …
  * A single file still runs from source too: node --import tsx --test tests/app/x.test.ts
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,8 +31,31 @@ const sourceFolders = ['src', 'tools', 'tests'];
 const outputFolder = path.join(root, '.test-build', `run-${process.pid}`);
 
 const nodeFlags = process.argv.slice(2).filter((argument) => argument.startsWith('--'));
-const testFiles = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
-if (testFiles.length === 0) throw new Error('run-tests: name the test files to run');
+const namedFiles = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
+if (namedFiles.length === 0) throw new Error('run-tests: name the test files to run');
+
+/** The longest files of `npm test` (wall time on 2 cores, 2026-11-27), longest first. */
+const slowestFiles = [
+  'tests/unit/providers/mcp/mcp-servers.test.ts',
+  'tests/app/security.test.ts',
+  'tests/unit/engine/tools/tool-scanner.test.ts',
+  'tests/app/tool-loop.test.ts',
+  'tests/unit/support/ollama-standin.test.ts',
+  'tests/app/chat.test.ts',
+  'tests/app/openai-chat.test.ts',
+  'tests/app/tls-server.test.ts',
+  'tests/unit/tools/tool-parameters.test.ts',
+  'tests/app/mcp-chat.test.ts',
+  'tests/app/mcp-app.test.ts',
+  'tests/app/chat-titles.test.ts',
+  'tests/unit/web/tls/tls-certificates.test.ts',
+  'tests/unit/engine/markdown/markdown.test.ts',
+];
+const rank = (file) => {
+  const index = slowestFiles.indexOf(path.relative(root, path.resolve(root, file)));
+  return index === -1 ? slowestFiles.length : index;
+};
+const testFiles = namedFiles.map((file, order) => ({ file, order })).sort((a, b) => rank(a.file) - rank(b.file) || a.order - b.order).map(({ file }) => file);
 
 /** Every TypeScript source the tests may load (declaration files hold no code). */
 function typescriptSources() {
@@ -59,8 +87,43 @@ try {
   throw error;
 }
 
-const compiled = testFiles.map((file) => path.join(outputFolder, path.relative(root, path.resolve(root, file)).replace(/\.ts$/, '.js')));
-const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...nodeFlags, ...compiled], { cwd: root, stdio: 'inherit' });
+const compiledPath = (file) => path.join(outputFolder, path.relative(root, path.resolve(root, file)).replace(/\.ts$/, '.js'));
+
+/*
+ * The processes `node --test` starts, two at a time: each runs a few test files one after another
+ * (an entry file that imports them), or one file alone. Every process pays about 1 to 1.5 s of CPU
+ * before its first test (loading Fastify, the SDKs and our sources, warming them up, a Markdown
+ * worker); sharing a process pays it once for five files. A file's tests run one at a time either
+ * way. A file runs alone when it looks at its whole process (which packages it loaded, through
+ * tests/support/loaded-packages.ts or require's cache, or how its heap grows), and so do the two
+ * longest files, which start first.
+ */
+const longFiles = new Set(['tests/unit/providers/mcp/mcp-servers.test.ts', 'tests/app/security.test.ts']);
+const watchesItsProcess = /watchLoadedPackages|require\(import\.meta\.url\)\.cache|require\.cache|process\.memoryUsage/i;
+const runsAlone = (file) => longFiles.has(path.relative(root, path.resolve(root, file))) || watchesItsProcess.test(fs.readFileSync(path.resolve(root, file), 'utf8'));
+const filesPerProcess = 5;
+const entries = testFiles.filter(runsAlone).map(compiledPath);
+const shared = testFiles.filter((file) => !runsAlone(file));
+// Dealt out like cards, back and forth (the longest files come first), so each process gets one
+// of the long files and the processes take about as long as each other.
+const processCount = Math.ceil(shared.length / filesPerProcess);
+const batches = Array.from({ length: processCount }, () => []);
+shared.forEach((file, index) => {
+  const column = index % processCount;
+  batches[Math.floor(index / processCount) % 2 === 0 ? column : processCount - 1 - column].push(file);
+});
+for (const [index, batch] of batches.entries()) {
+  if (batch.length === 1) {
+    entries.push(compiledPath(batch[0]));
+    continue;
+  }
+  const entry = path.join(outputFolder, 'together', `${String(index + 1).padStart(2, '0')}-${path.basename(batch[0], '.test.ts')}-and-${batch.length - 1}-more.js`);
+  fs.mkdirSync(path.dirname(entry), { recursive: true });
+  const lines = batch.map((file) => `await import(${JSON.stringify(pathToFileURL(compiledPath(file)).href)}); // ${path.relative(root, path.resolve(root, file))}`);
+  fs.writeFileSync(entry, `// Test files run one after another in one process (tests/support/run-tests.mjs).\n${lines.join('\n')}\n`);
+  entries.push(entry);
+}
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...nodeFlags, ...entries], { cwd: root, stdio: 'inherit' });
 // Ctrl-C reaches the test runner through the terminal's process group; this process waits for it to end.
 for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {

@@ -70,6 +70,9 @@ function randomSerialNumber(): string {
   return '01' + crypto.randomBytes(15).toString('hex');
 }
 
+/** Where new key pairs come from: a fresh 2048-bit RSA pair; tests may hand in ready-made ones. */
+export type RsaKeySource = () => forge.pki.rsa.KeyPair;
+
 function generateRsaKeys(): forge.pki.rsa.KeyPair {
   // node-forge uses Node's native RSA key generation when it is available (fast).
   return forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
@@ -146,8 +149,8 @@ function nameConstraintsExtension(constraints: NameConstraints): Record<string, 
  * Its extended key usage is serverAuth alone, so browsers and mail, code-signing and login
  * clients refuse anything else it signs (S/MIME, code signing, client certificates).
  */
-export function createCertificateAuthority(options: { commonName: string; constraints: NameConstraints; now: Date }): CertificatePair {
-  const keys = generateRsaKeys();
+export function createCertificateAuthority(options: { commonName: string; constraints: NameConstraints; now: Date; rsaKeys?: RsaKeySource }): CertificatePair {
+  const keys = (options.rsaKeys ?? generateRsaKeys)();
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = keys.publicKey;
   certificate.serialNumber = randomSerialNumber();
@@ -172,10 +175,10 @@ export function createCertificateAuthority(options: { commonName: string; constr
 }
 
 /** A server certificate for the names given, signed by the CA, valid serverValidityDays from now. */
-export function createServerCertificate(options: { authority: CertificatePair; names: CertificateNames; now: Date }): CertificatePair {
+export function createServerCertificate(options: { authority: CertificatePair; names: CertificateNames; now: Date; rsaKeys?: RsaKeySource }): CertificatePair {
   const authorityCertificate = forge.pki.certificateFromPem(options.authority.certificatePem);
   const authorityKey = forge.pki.privateKeyFromPem(options.authority.privateKeyPem);
-  const keys = generateRsaKeys();
+  const keys = (options.rsaKeys ?? generateRsaKeys)();
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = keys.publicKey;
   certificate.serialNumber = randomSerialNumber();

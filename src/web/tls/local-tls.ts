@@ -13,6 +13,7 @@ import {
   readNameConstraints,
   type CertificateNames,
   type CertificatePair,
+  type RsaKeySource,
 } from './certificates.js';
 import { machineCertificateNames, type NetworkInterfaces } from './machine-names.js';
 
@@ -26,6 +27,8 @@ export interface LocalTlsSources {
   now: () => Date;
   networkInterfaces: () => NetworkInterfaces;
   hostname: () => string;
+  /** Test seam: ready-made key pairs (making a 2048-bit key costs a fraction of a second of CPU); default fresh ones. */
+  rsaKeys?: RsaKeySource;
 }
 
 export const systemSources: LocalTlsSources = { now: () => new Date(), networkInterfaces: () => os.networkInterfaces(), hostname: () => os.hostname() };
@@ -113,7 +116,7 @@ export function createLocalTls(options: { dataDir: string; extraNames: string[];
       if (addressInRanges(ip, constraints.ipRanges)) continue;
       constraints.ipRanges.push(net.isIPv4(ip) ? `${ip}/32` : `${ip}/64`);
     }
-    authority = createCertificateAuthority({ commonName: `Hearth local CA (${hostname})`, constraints, now: sources.now() });
+    authority = createCertificateAuthority({ commonName: `Hearth local CA (${hostname})`, constraints, now: sources.now(), rsaKeys: sources.rsaKeys });
     writePair(authority, files.authorityCertificate, files.authorityKey);
   }
   const authorityPair = authority;
@@ -131,7 +134,7 @@ export function createLocalTls(options: { dataDir: string; extraNames: string[];
     const now = sources.now();
     const reason = renewalReason(server, authorityPair.certificatePem, wanted, now);
     if (reason === undefined) return undefined;
-    server = createServerCertificate({ authority: authorityPair, names: wanted, now });
+    server = createServerCertificate({ authority: authorityPair, names: wanted, now, rsaKeys: sources.rsaKeys });
     writePair(server, files.serverCertificate, files.serverKey);
     return reason;
   };

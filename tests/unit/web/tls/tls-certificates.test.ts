@@ -10,6 +10,7 @@ import forge from 'node-forge';
 import { createServerCertificate, readNameConstraints, serverValidityDays, type CertificatePair } from '../../../../src/web/tls/certificates.js';
 import { createLocalTls, tlsFilePaths, type LocalTlsSources } from '../../../../src/web/tls/local-tls.js';
 import type { NetworkInterfaces } from '../../../../src/web/tls/machine-names.js';
+import { readyMadeRsaKeys } from '../../../support/test-rsa-keys.js';
 
 const dayMs = 86_400_000;
 
@@ -30,13 +31,21 @@ function interfacesWith(...addresses: string[]): NetworkInterfaces {
   };
 }
 
+/** The machine under test; keys come ready-made (the first test makes its own, as Hearth does). */
 function sources(overrides: Partial<LocalTlsSources> = {}): LocalTlsSources {
-  return { now: () => new Date(), networkInterfaces: () => interfacesWith('192.168.1.20', 'fd00::20', 'fe80::1'), hostname: () => 'Testbox', ...overrides };
+  return {
+    now: () => new Date(),
+    networkInterfaces: () => interfacesWith('192.168.1.20', 'fd00::20', 'fe80::1'),
+    hostname: () => 'Testbox',
+    rsaKeys: readyMadeRsaKeys,
+    ...overrides,
+  };
 }
 
 test('the local CA is a 10-year, name-constrained CA named after the machine; keys are readable by the owner only', (t) => {
   const dataDir = temporaryDataDir(t);
-  const local = createLocalTls({ dataDir, extraNames: [], sources: sources() });
+  // No rsaKeys: the keys are made as Hearth makes them, fresh 2048-bit RSA pairs.
+  const local = createLocalTls({ dataDir, extraNames: [], sources: sources({ rsaKeys: undefined }) });
   const authority = new crypto.X509Certificate(local.authorityCertificatePem);
   assert.equal(authority.ca, true);
   assert.match(authority.subject, /CN=Hearth local CA \(Testbox\)/);
@@ -49,6 +58,9 @@ test('the local CA is a 10-year, name-constrained CA named after the machine; ke
 
   const files = tlsFilePaths(dataDir);
   for (const keyFile of [files.authorityKey, files.serverKey]) assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600, keyFile);
+  const keys = [files.authorityKey, files.serverKey].map((keyFile) => crypto.createPrivateKey(fs.readFileSync(keyFile, 'utf8')));
+  for (const key of keys) assert.deepEqual([key.asymmetricKeyType, key.asymmetricKeyDetails?.modulusLength], ['rsa', 2048]);
+  assert.equal(keys[0]!.equals(keys[1]!), false, 'the CA and the server certificate have keys of their own');
   assert.equal(fs.readFileSync(files.authorityCertificate, 'utf8'), local.authorityCertificatePem);
 });
 
@@ -168,7 +180,7 @@ function signWithAuthority(
   leaf: { altNames: Array<{ type: number; value?: string; ip?: string }>; usage: Record<string, boolean> },
 ): string {
   const issuer = forge.pki.certificateFromPem(authority.certificatePem);
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const keys = readyMadeRsaKeys();
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = keys.publicKey;
   certificate.serialNumber = '01' + crypto.randomBytes(8).toString('hex');
