@@ -144,7 +144,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registerToolsRoutes(authenticated, { registry: services.registry, approvals: services.approvals, mcp: services.mcp, google: services.google });
     authenticated.register(async (socketScope) => {
       socketScope.addHook('preHandler', requireSameOriginSocket);
-      registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets: services.sessionSockets, sessionSliding: services.sessionSliding });
+      registerChatSocket(socketScope, { chatService, store, hub, view, reader, sessionSockets: services.sessionSockets, sessionSliding: services.sessionSliding, sidebarWaitMs: services.sidebarWaitMs });
     });
     options.moreLoggedInRoutes?.(authenticated);
   });

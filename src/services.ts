@@ -85,6 +85,8 @@ export interface ServiceOptions {
   passwordChecksInFlight?: number;
   /** How often an idle WebSocket re-checks that its session still exists. */
   socketSessionCheckMs?: number;
+  /** How long a new chat's sidebar waits for the reply's first words before it is sent anyway (tests lengthen it). */
+  sidebarWaitMs?: number;
   /** TLS=auto test seams: clock, network interfaces, mDNS. */
   localTls?: LocalTlsDependencies;
   /**
@@ -264,6 +266,7 @@ export async function createServices(options: ServiceOptions) {
     approvals,
     systemPrompt,
     chatService,
+    sidebarWaitMs: options.sidebarWaitMs ?? 1000,
 
     /** Stops every reply and waits for each to save; then the MCP servers stop, as nothing can call them now. */
     async stopReplies(): Promise<void> {
@@ -272,12 +275,14 @@ export async function createServices(options: ServiceOptions) {
       void closeMcp();
     },
 
-    /** Everything the graph started: the prune timer, MCP servers, the Markdown worker. */
+    /** Everything the graph started: the prune timer, MCP servers, the page reader's and the Markdown worker. */
     async close(): Promise<void> {
       clearInterval(pruneTimer);
       chatService.stopPurging();
       unlinkMcp();
       await closeMcp();
+      // The page reader's worker, when the graph made the web services (tests may pass their own).
+      if (!options.toolServices?.web) await toolServices.web.close();
       // A renderer passed in belongs to whoever passed it.
       if (!options.markdown) await markdown.close();
     },

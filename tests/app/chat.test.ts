@@ -18,7 +18,8 @@ function streamedText(socket: ChatSocket, target: string): string {
 }
 
 test('a message is saved before the model is called, and the reply streams then renders as Markdown', async (t) => {
-  const { socket, standin, store } = await startChatHarness(t);
+  // The sidebar's fallback (sent anyway after a second without words) is lengthened: on a loaded machine the first words can take longer.
+  const { socket, standin, store } = await startChatHarness(t, { dependencies: { sidebarWaitMs: 60_000 } });
   let savedBeforeModel = false;
   standin.setHandler(() => {
     savedBeforeModel = store.listConversations(10).length === 1 && store.listMessages(1)[0]?.content === 'Hi there';

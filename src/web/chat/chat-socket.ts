@@ -29,6 +29,8 @@ export interface ChatSocketDependencies {
   sessionSockets: SessionSockets;
   /** Each message the person sends extends their login, as a page request does. */
   sessionSliding: SessionSliding;
+  /** How long a new chat's sidebar waits for the reply's first words (1 s). */
+  sidebarWaitMs?: number;
 }
 
 type CommandOf<Type extends SocketCommand['type']> = Extract<SocketCommand, { type: Type }>;
@@ -45,7 +47,7 @@ const socketQuery = fields({ conversation: optionalRecordId('conversation'), aft
 
 /** One socket per open chat page. It follows one conversation at a time. */
 export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocketDependencies): void {
-  const { chatService, store, hub, view, sessionSockets, sessionSliding } = dependencies;
+  const { chatService, store, hub, view, sessionSockets, sessionSliding, sidebarWaitMs = 1000 } = dependencies;
 
   app.get('/ws', { websocket: true, schema: { querystring: socketQuery } }, (socket: WebSocket, request: FastifyRequest<{ Querystring: SocketQuery }>) => {
     const sender = createSocketSender(socket);
@@ -197,7 +199,7 @@ export function registerChatSocket(app: FastifyInstance, dependencies: ChatSocke
                 sender.swap('#chat-title-area', 'outerHTML', titleArea);
                 sender.swap('#chat-menu-area', 'outerHTML', menuArea);
               };
-              afterFirstTextTimer = setTimeout(sendAfterFirstText, 1000);
+              afterFirstTextTimer = setTimeout(sendAfterFirstText, sidebarWaitMs);
             }
           },
         );
