@@ -73,6 +73,7 @@ export interface GoogleHarness {
 
 export async function startGoogleHarness(t: TestContext, options: { accounts?: string[]; authorize?: boolean; environment?: Record<string, string> } = {}): Promise<GoogleHarness> {
   const standin = await startGoogleStandin();
+  standin.state.now = fixedNow;
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-google-'));
   const tokensDir = path.join(directory, 'tokens');
   const credentialsFile = path.join(directory, 'credentials.json');

@@ -36,6 +36,14 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ reply_to: '18c2f0a1b2c3d4e5', body: "We'll come." }, /as a reply in the thread of message 18c2f0a1b2c3d4e5 .*Subject: Re: Trip on Friday/],
   ],
   list_email_accounts: [[{}, /^Authorized Google accounts:\n- sam@example\.com$/]],
+  create_event: [
+    [
+      { title: 'Lunch', start: '2026-11-27 13:00', end: '14:00', location: 'Café', description: 'Bring cake', guests: 'bo@example.com', reminders: '10 min', calendar: 'primary', account },
+      /^Event saved \(id [^)]+\): Lunch\nWhen: Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\n.*\nWhere: Café\nGuests .*: bo@example\.com\nReminders: 10 min before\nNotes: Bring cake$/,
+    ],
+    [{ title: 'Trip', start: '2026-11-28 09:00', duration: '2 days', all_day: true }, /When: Sat 28 Nov 2026 – Sun 29 Nov 2026, all day/],
+  ],
+  quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
   list_events: [
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
     [{ date: '2026-11-25', to: '2026-11-26' }, /^Events Wed 25 Nov 2026 – Thu 26 Nov 2026 /],
@@ -56,6 +64,8 @@ const refused: Record<string, Record<string, unknown>> = {
   search_emails: { max: 26 },
   read_email: { id: 'not an id!' },
   create_draft: { to: 'anna@example.com' },
+  create_event: { title: 'No start' },
+  quick_add_event: { text: 3 },
   list_events: { days: 0 },
   find_tools: { query: 3 },
   memory_update: { content: 'x', extra: true },

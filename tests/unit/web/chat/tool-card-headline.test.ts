@@ -45,6 +45,7 @@ const freeTime = [
 const twoAccounts = ['2 messages for "invoice" in a@example.com, newest first:', 'x | d | f | s', 'y | d | f | s', '', 'No messages match "invoice" in b@example.com.'].join('\n');
 const email = ['Account: sam@example.com', 'Id: 18c2f0a1b2c3d4e5', 'Date: Fri 20 Nov 2026 08:15', 'From: School <office@school.example>', 'To: sam@example.com', 'Subject: Trip on Friday', '', 'Dear parents,'].join('\n');
 const draft = 'Draft saved in sam@example.com (draft id r-1); it was NOT sent. To: anna@example.com | Subject: Saturday. The person can review and send it from Gmail\'s Drafts.';
+const savedEvent = 'Event saved (id ev1): Lunch with Sam\nWhen: Fri 27 Nov 2026, 13:00–14:00 (Europe/Paris)\nCalendar: main calendar of sam@example.com';
 
 // [tool, status, result, the headline a person reads]
 const cards: [string, Status, string, string][] = [
@@ -73,6 +74,9 @@ const cards: [string, Status, string, string][] = [
   ['list_events', 'running', '', 'Checking your calendar…'],
   ['list_events', 'done', events, 'Checked your calendar — 2 events'],
   ['list_events', 'done', 'Events today (times in Europe/Paris) in sam@example.com:\nNo events.', 'Checked your calendar — no events'],
+  ['create_event', 'awaiting-approval', '', 'Wants to add an event to your calendar — allow?'],
+  ['create_event', 'done', savedEvent, 'Added an event to your calendar — Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00'],
+  ['quick_add_event', 'done', `${savedEvent}\nGoogle read this from "lunch with Sam friday 1pm"; if it is not what the person meant, it can be changed or deleted.`, 'Added an event to your calendar — Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00'],
   ['find_free_time', 'done', freeTime, 'Looked for free time in your calendar — 3 free slots'],
   ['find_free_time', 'failed', 'Error from find_free_time: stopped by the person', 'Stopped — looking for free time in your calendar was cut short'],
   ['memory_update', 'awaiting-approval', '', 'Wants to update your memory — allow?'],
@@ -95,7 +99,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 10);
+  assert.equal(tools.length, 12);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
