@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { ScriptedReply } from '../support/ollama-standin.js';
 import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
+import { readOnlyScopes } from '../support/google-standin.js';
 import { startChatHarness } from '../support/test-app.js';
 
 const reply = (content: string): ScriptedReply => ({ content });
@@ -121,4 +122,19 @@ test('quick_add_event: the card shows the line; after Approve the result is the 
   assert.equal(google.standin.inserted.length, 1);
   const call = toolCalls.listForConversation(1)[0]!;
   assert.match(call.result, /^Event saved \(id ev[0-9a-f]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)\nCalendar: main calendar of sam@example\.com\nGoogle read this from "Dentist Tuesday 4pm"/);
+});
+
+test('an account authorized with the old scopes still reads the calendar; adding an event names the command that grants it', async (t) => {
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startCalendarChat(t);
+  google.google.tokens.write(account, google.standin.issueTokens(account, { scope: readOnlyScopes }));
+  standin.enqueue(reply('[TOOL:list_events]friday[/TOOL]'), reply(lunch), reply('I cannot add it yet.'));
+  socket.send({ type: 'send', message: 'Put lunch with Sam on Friday at 1' });
+  await awaitingApproval(2);
+  assert.match(toolCalls.listForConversation(1)[1]!.preview!, /^\+ Lunch with Sam\n\+ When: Fri 27 Nov 2026, 13:00–14:00/, 'the calendar list is still readable');
+  decide('approve');
+  await turnFinished();
+  const [listing, adding] = toolCalls.listForConversation(1);
+  assert.equal(listing!.status, 'done');
+  assert.equal(adding!.result, `Error from create_event: ${account} has not allowed Hearth to add events to the calendar: run \`npm run auth:gmail -- ${account}\` on the Hearth computer to grant it.`);
+  assert.deepEqual(google.standin.inserted, []);
 });

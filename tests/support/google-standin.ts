@@ -226,6 +226,7 @@ export async function startGoogleStandin() {
     now: undefined as Date | undefined,
   };
   let draftCount = 0;
+  let sentCount = 0;
 
   function addAccount(email: string, content: { messages?: StandinMessage[]; events?: StandinEvent[]; calendars?: StandinCalendar[] } = {}): StandinAccount {
     const primary: StandinCalendar = { id: email, summary: email, timeZone: 'Europe/Paris', primary: true, accessRole: 'owner' };
@@ -417,6 +418,28 @@ export async function startGoogleStandin() {
       const message = account.messages.find((candidate) => candidate.id === decodeURIComponent(messageMatch[1]!));
       if (!message) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
       return sendJson(response, 200, messageResource(message, url.searchParams.get('format') ?? 'full', url.searchParams.getAll('metadataHeaders')));
+    }
+    if (request.method === 'POST' && rest === 'messages/send') {
+      const body = JSON.parse(await readBody(request)) as { raw?: string; threadId?: string };
+      const raw = body.raw ?? '';
+      const mime = Buffer.from(raw, 'base64url').toString('utf8');
+      const parsed = parseMime(mime);
+      if (!parsed.headers.to && !parsed.headers.cc) return apiError(response, 400, 'Invalid To header', 'invalidArgument', 'INVALID_ARGUMENT');
+      // Gmail keeps a sent message in the thread asked for only when it answers a message of that
+      // thread (In-Reply-To or References) and keeps its subject; otherwise it starts a new thread.
+      const thread = account.messages.filter((message) => (message.threadId ?? message.id) === body.threadId);
+      const ids = `${parsed.headers['in-reply-to'] ?? ''} ${parsed.headers.references ?? ''}`;
+      const bareSubject = (subject: string) => decodeHeaderWords(subject).replace(/^(re|fwd?)\s*:\s*/gi, '').trim().toLowerCase();
+      const threaded = thread.some((message) => ids.includes(message.messageId ?? `<${message.id}@mail.example>`) && bareSubject(message.subject) === bareSubject(parsed.headers.subject ?? ''));
+      sentCount += 1;
+      const id = `sent${String(sentCount).padStart(8, '0')}`;
+      const threadId = threaded ? body.threadId! : `thread-sent-${sentCount}`;
+      sent.push({ id, account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
+      account.messages.push({
+        id, threadId, from: account.email, to: decodeHeaderWords(parsed.headers.to ?? ''), cc: parsed.headers.cc, subject: decodeHeaderWords(parsed.headers.subject ?? ''),
+        date: new Date().toISOString(), messageId: `<${id}@mail.example>`, labelIds: ['SENT'], text: parsed.body,
+      });
+      return sendJson(response, 200, { id, threadId, labelIds: ['SENT'] });
     }
     if (request.method === 'POST' && rest === 'drafts') {
       const body = JSON.parse(await readBody(request)) as { message?: { raw?: string; threadId?: string } };

@@ -43,6 +43,13 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     ],
     [{ title: 'Trip', start: '2026-11-28 09:00', duration: '2 days', all_day: true }, /When: Sat 28 Nov 2026 – Sun 29 Nov 2026, all day/],
   ],
+  send_email: [[{ to: 'anna@example.com', cc: 'bo@example.com', subject: 'Saturday', body: 'See you at 10!', account }, /^Sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/]],
+  reply_email: [
+    [
+      { reply_to: '18c2f0a1b2c3d4e5', reply_all: true, body: "We'll come.", to: 'office@school.example', cc: 'bo@example.com', account },
+      /^Reply sent from sam@example\.com in the thread of the message \(message id sent\d+\)\. To: office@school\.example \| Cc: bo@example\.com \| Subject: Re: Trip on Friday$/,
+    ],
+  ],
   quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
   list_events: [
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
@@ -66,6 +73,8 @@ const refused: Record<string, Record<string, unknown>> = {
   create_draft: { to: 'anna@example.com' },
   create_event: { title: 'No start' },
   quick_add_event: { text: 3 },
+  send_email: { body: 'No recipient' },
+  reply_email: { reply_to: 'not an id!', body: 'x' },
   list_events: { days: 0 },
   find_tools: { query: 3 },
   memory_update: { content: 'x', extra: true },

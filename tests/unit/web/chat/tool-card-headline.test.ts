@@ -77,6 +77,9 @@ const cards: [string, Status, string, string][] = [
   ['create_event', 'awaiting-approval', '', 'Wants to add an event to your calendar — allow?'],
   ['create_event', 'done', savedEvent, 'Added an event to your calendar — Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00'],
   ['quick_add_event', 'done', `${savedEvent}\nGoogle read this from "lunch with Sam friday 1pm"; if it is not what the person meant, it can be changed or deleted.`, 'Added an event to your calendar — Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00'],
+  ['send_email', 'awaiting-approval', '', 'Wants to send an email — allow?'],
+  ['send_email', 'done', 'Sent from sam@example.com (message id s1). To: anna@example.com | Subject: Saturday', 'Sent an email — to anna@example.com'],
+  ['reply_email', 'done', 'Reply sent from sam@example.com in the thread of the message (message id s2). To: School <office@school.example> | Cc: bo@example.com | Subject: Re: Trip', 'Sent a reply — to School <office@school.example>'],
   ['find_free_time', 'done', freeTime, 'Looked for free time in your calendar — 3 free slots'],
   ['find_free_time', 'failed', 'Error from find_free_time: stopped by the person', 'Stopped — looking for free time in your calendar was cut short'],
   ['memory_update', 'awaiting-approval', '', 'Wants to update your memory — allow?'],
@@ -99,7 +102,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 12);
+  assert.equal(tools.length, 14);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
@@ -123,4 +126,9 @@ test('the approval card asks in the tool\'s words, and offers "Always allow" onl
   assert.equal(draftCard.approvalQuestion, '');
   assert.equal(draftCard.canAlwaysAllow, true);
   assert.equal(toToolCallView(call('gone.tool'), undefined).canAlwaysAllow, true, 'a tool no longer installed keeps the box');
+  for (const name of ['send_email', 'reply_email']) {
+    const card = toToolCallView(call(name), registry.named(name));
+    assert.equal(card.canAlwaysAllow, false, `${name}: sending always asks`);
+    assert.equal(card.approvalQuestion, 'Once sent, it cannot be called back.');
+  }
 });
