@@ -65,7 +65,7 @@ export default class CreateDraftTool extends GoogleTool {
     if (addressesIn(draft.to).length === 0) throw new ToolError(`"${draft.to}" has no email address; give to: name@example.com.`);
 
     const gmail = await google.gmail(target);
-    const created = await google.call({ account: target, service: 'Gmail' }, () =>
+    const created = await google.call({ account: target, service: 'Gmail', needs: 'save drafts' }, () =>
       gmail.users.drafts.create({ userId: 'me', requestBody: { message: { raw: buildRawDraft(draft, this.services.now()), ...(threadId ? { threadId } : {}) } } }, { signal: context.signal }),
     );
     const thread = threadId ? ` as a reply in the thread of message ${replyTo}` : '';
