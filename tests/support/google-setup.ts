@@ -85,7 +85,7 @@ export async function startGoogleHarness(t: TestContext, options: { accounts?: s
 
   const names = options.accounts ?? [account];
   for (const name of names) {
-    standin.addAccount(name, { messages: name === account ? structuredClone(fixtureMessages) : [] });
+    standin.addAccount(name, name === account ? { messages: structuredClone(fixtureMessages), labels: [{ id: 'Label_1', name: 'School' }] } : {});
   }
   const google = createGoogleServices({ tokensDir, credentialsFile, rootUrl: standin.rootUrl, oauthEndpoints: standin.oauthEndpoints, timeZone });
   if (options.authorize !== false) {

@@ -11,6 +11,7 @@
  *           GET  /gmail/v1/users/me/messages/{id}?format=full|metadata
  *           POST /gmail/v1/users/me/drafts             (the raw MIME is kept for tests)
  *           POST /gmail/v1/users/me/messages/send       (RFC 2822 parsed and kept in `sent`)
+ *           GET  /gmail/v1/users/me/labels, POST …/messages/{id}/modify|trash|untrash
  *   Calendar GET /calendar/v3/users/me/calendarList    (each calendar with its own time zone)
  *           GET /calendar/v3/calendars/{id}/events, POST …/events (insert), POST …/events/quickAdd
  *           POST /calendar/v3/freeBusy
@@ -81,6 +82,8 @@ export interface StandinAccount {
   events: StandinEvent[];
   /** The primary calendar (id = the address) first. */
   calendars: StandinCalendar[];
+  /** The person's own labels (the system ones always exist). */
+  labels: Array<{ id: string; name: string }>;
 }
 
 /** A message sent through messages.send, as Gmail received it. */
@@ -228,9 +231,9 @@ export async function startGoogleStandin() {
   let draftCount = 0;
   let sentCount = 0;
 
-  function addAccount(email: string, content: { messages?: StandinMessage[]; events?: StandinEvent[]; calendars?: StandinCalendar[] } = {}): StandinAccount {
+  function addAccount(email: string, content: { messages?: StandinMessage[]; events?: StandinEvent[]; calendars?: StandinCalendar[]; labels?: Array<{ id: string; name: string }> } = {}): StandinAccount {
     const primary: StandinCalendar = { id: email, summary: email, timeZone: 'Europe/Paris', primary: true, accessRole: 'owner' };
-    const account = { email, messages: content.messages ?? [], events: content.events ?? [], calendars: content.calendars ?? [primary] };
+    const account = { email, messages: content.messages ?? [], events: content.events ?? [], calendars: content.calendars ?? [primary], labels: content.labels ?? [] };
     accounts.set(email, account);
     return account;
   }
@@ -418,6 +421,28 @@ export async function startGoogleStandin() {
       const message = account.messages.find((candidate) => candidate.id === decodeURIComponent(messageMatch[1]!));
       if (!message) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
       return sendJson(response, 200, messageResource(message, url.searchParams.get('format') ?? 'full', url.searchParams.getAll('metadataHeaders')));
+    }
+    if (request.method === 'GET' && rest === 'labels') {
+      const system = ['INBOX', 'SENT', 'TRASH', 'SPAM', 'DRAFT', 'UNREAD', 'STARRED', 'IMPORTANT'].map((id) => ({ id, name: id, type: 'system' }));
+      return sendJson(response, 200, { labels: [...system, ...account.labels.map((label) => ({ ...label, type: 'user' }))] });
+    }
+    const change = /^messages\/([^/]+)\/(modify|trash|untrash)$/.exec(rest);
+    if (request.method === 'POST' && change) {
+      const message = account.messages.find((candidate) => candidate.id === decodeURIComponent(change[1]!));
+      if (!message) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      const labels = new Set(message.labelIds ?? ['INBOX']);
+      if (change[2] === 'trash') labels.add('TRASH');
+      else if (change[2] === 'untrash') labels.delete('TRASH');
+      else {
+        const body = JSON.parse(await readBody(request)) as { addLabelIds?: string[]; removeLabelIds?: string[] };
+        const known = new Set(['INBOX', 'UNREAD', 'STARRED', 'IMPORTANT', 'SPAM', 'TRASH', ...account.labels.map((label) => label.id)]);
+        const unknown = [...(body.addLabelIds ?? []), ...(body.removeLabelIds ?? [])].find((id) => !known.has(id));
+        if (unknown) return apiError(response, 400, `Invalid label: ${unknown}`, 'invalidArgument', 'INVALID_ARGUMENT');
+        for (const id of body.addLabelIds ?? []) labels.add(id);
+        for (const id of body.removeLabelIds ?? []) labels.delete(id);
+      }
+      message.labelIds = [...labels];
+      return sendJson(response, 200, { id: message.id, threadId: message.threadId ?? message.id, labelIds: message.labelIds });
     }
     if (request.method === 'POST' && rest === 'messages/send') {
       const body = JSON.parse(await readBody(request)) as { raw?: string; threadId?: string };

@@ -50,6 +50,11 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
       /^Reply sent from sam@example\.com in the thread of the message \(message id sent\d+\)\. To: office@school\.example \| Cc: bo@example\.com \| Subject: Re: Trip on Friday$/,
     ],
   ],
+  list_labels: [[{ account }, /^Labels of sam@example\.com:\n- School$/]],
+  list_calendars: [[{ account }, /^Calendars of sam@example\.com:\n- sam@example\.com \(main\), Europe\/Paris$/]],
+  sort_email: [
+    [{ action: 'add_label', label: 'School', ids: '18c2f0a1b2c3d4e6', account }, /^Add the label "School": 1 message done\.\n18c2f0a1b2c3d4e6 \| "Winter tips" from Garden News/],
+  ],
   quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
   list_events: [
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
@@ -74,6 +79,8 @@ const refused: Record<string, Record<string, unknown>> = {
   create_event: { title: 'No start' },
   quick_add_event: { text: 3 },
   send_email: { body: 'No recipient' },
+  sort_email: { action: 'delete_forever', ids: '18c2f0a1b2c3d4e6' },
+  list_labels: { account: 'not an address' },
   reply_email: { reply_to: 'not an id!', body: 'x' },
   list_events: { days: 0 },
   find_tools: { query: 3 },

@@ -80,6 +80,11 @@ const cards: [string, Status, string, string][] = [
   ['send_email', 'awaiting-approval', '', 'Wants to send an email — allow?'],
   ['send_email', 'done', 'Sent from sam@example.com (message id s1). To: anna@example.com | Subject: Saturday', 'Sent an email — to anna@example.com'],
   ['reply_email', 'done', 'Reply sent from sam@example.com in the thread of the message (message id s2). To: School <office@school.example> | Cc: bo@example.com | Subject: Re: Trip', 'Sent a reply — to School <office@school.example>'],
+  ['sort_email', 'awaiting-approval', '', 'Wants to sort your email — allow?'],
+  ['sort_email', 'done', 'Move to the trash (recoverable from Gmail\'s Trash for 30 days): 2 messages done.\na | x\nb | y', 'Sorted your email — 2 messages to the trash'],
+  ['sort_email', 'done', 'Add the label "School": 1 message done.\na | x', 'Sorted your email — 1 message labelled'],
+  ['list_labels', 'done', 'Labels of sam@example.com:\n- School\n- Taxes', 'Listed your email labels — 2 labels'],
+  ['list_calendars', 'done', 'Calendars of sam@example.com:\n- sam@example.com (main), Europe/Paris', 'Listed your calendars — 1 calendar'],
   ['find_free_time', 'done', freeTime, 'Looked for free time in your calendar — 3 free slots'],
   ['find_free_time', 'failed', 'Error from find_free_time: stopped by the person', 'Stopped — looking for free time in your calendar was cut short'],
   ['memory_update', 'awaiting-approval', '', 'Wants to update your memory — allow?'],
@@ -102,7 +107,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 14);
+  assert.equal(tools.length, 17);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
