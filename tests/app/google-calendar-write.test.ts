@@ -138,3 +138,56 @@ test('an account authorized with the old scopes still reads the calendar; adding
   assert.equal(adding!.result, `Error from create_event: ${account} has not allowed Hearth to add events to the calendar: run \`npm run auth:gmail -- ${account}\` on the Hearth computer to grant it.`);
   assert.deepEqual(google.standin.inserted, []);
 });
+
+function addEvents(google: Awaited<ReturnType<typeof startCalendarChat>>['google']) {
+  google.standin.accounts.get(account)!.events.push(
+    { id: 'dentist1', summary: 'Dentist', location: 'Smile Clinic', start: { dateTime: '2026-11-24T16:00:00+01:00' }, end: { dateTime: '2026-11-24T17:00:00+01:00' } },
+    { id: 'yoga_20261124', recurringEventId: 'yoga', summary: 'Yoga', start: { dateTime: '2026-11-24T18:00:00+01:00' }, end: { dateTime: '2026-11-24T19:00:00+01:00' } },
+    { id: 'yoga_20261201', recurringEventId: 'yoga', summary: 'Yoga', start: { dateTime: '2026-12-01T18:00:00+01:00' }, end: { dateTime: '2026-12-01T19:00:00+01:00' } },
+  );
+}
+const eventIds = (google: Awaited<ReturnType<typeof startCalendarChat>>['google']) => google.standin.accounts.get(account)!.events.map((event) => event.id);
+
+test('delete_event: the card shows the event that goes; Deny keeps it, Approve deletes exactly it', async (t) => {
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startCalendarChat(t);
+  addEvents(google);
+  standin.enqueue(reply('[TOOL:delete_event]title: dentist\ndate: tuesday[/TOOL]'), reply('[TOOL:delete_event]title: dentist\ndate: tuesday[/TOOL]'), reply('Gone.'));
+  socket.send({ type: 'send', message: 'Cancel the dentist on Tuesday' });
+  await awaitingApproval();
+  assert.equal(toolCalls.listForConversation(1)[0]!.preview, ['- Dentist', '- When: Tue 24 Nov 2026, 16:00–17:00 (Europe/Paris)', `- Calendar: main calendar of ${account}`, '- Where: Smile Clinic'].join('\n'));
+  decide('deny');
+  await awaitingApproval(2);
+  assert.deepEqual(eventIds(google), ['dentist1', 'yoga_20261124', 'yoga_20261201'], 'Deny kept it');
+  decide('approve');
+  await turnFinished();
+  assert.deepEqual(eventIds(google), ['yoga_20261124', 'yoga_20261201']);
+  assert.deepEqual(google.standin.deleted.map((entry) => [entry.eventId, entry.sendUpdates]), [['dentist1', 'none']]);
+  assert.match(toolCalls.listForConversation(1)[1]!.result, /^Deleted "Dentist" \(Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)\) from sam@example\.com\.$/);
+});
+
+test('delete_event on a repeating event asks this time or the series; each deletes just that', async (t) => {
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startCalendarChat(t);
+  addEvents(google);
+  standin.enqueue(
+    reply('[TOOL:delete_event]title: yoga\ndate: 2026-12-01[/TOOL]'),
+    reply('[TOOL:delete_event]title: yoga\ndate: 2026-12-01\nwhich: this[/TOOL]'),
+    reply('[TOOL:delete_event]title: yoga\ndate: tuesday\nwhich: series[/TOOL]'),
+    reply('No more yoga.'),
+  );
+  socket.send({ type: 'send', message: 'No yoga next week, and then drop it altogether' });
+  await awaitingApproval();
+  assert.match(toolCalls.listForConversation(1)[0]!.preview!, /^Could not prepare this: "Yoga" repeats\. Ask the person: delete only this time \(which: this\) or the whole series \(which: series\)\?$/);
+  decide('approve');
+  await awaitingApproval(2);
+  assert.equal(toolCalls.listForConversation(1)[0]!.status, 'failed');
+  assert.equal(google.standin.deleted.length, 0);
+  assert.doesNotMatch(toolCalls.listForConversation(1)[1]!.preview!, /whole series/);
+  decide('approve');
+  await awaitingApproval(3);
+  assert.deepEqual(eventIds(google), ['dentist1', 'yoga_20261124'], 'only that time went');
+  assert.match(toolCalls.listForConversation(1)[2]!.preview!, /\n- Every time it repeats: the whole series\.$/);
+  decide('approve');
+  await turnFinished();
+  assert.deepEqual(eventIds(google), ['dentist1']);
+  assert.deepEqual(google.standin.deleted.map((entry) => entry.eventId), ['yoga_20261201', 'yoga']);
+});

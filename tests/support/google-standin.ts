@@ -13,7 +13,8 @@
  *           POST /gmail/v1/users/me/messages/send       (RFC 2822 parsed and kept in `sent`)
  *           GET  /gmail/v1/users/me/labels, POST …/messages/{id}/modify|trash|untrash
  *   Calendar GET /calendar/v3/users/me/calendarList    (each calendar with its own time zone)
- *           GET /calendar/v3/calendars/{id}/events, POST …/events (insert), POST …/events/quickAdd
+ *           GET /calendar/v3/calendars/{id}/events (q=), POST …/events (insert), POST …/events/quickAdd,
+ *           GET and DELETE …/events/{eventId} (a series' id deletes every occurrence)
  *           POST /calendar/v3/freeBusy
  * Every API request is checked against the scopes its access token was granted: a missing one
  * is Google's 403 insufficientPermissions.
@@ -55,6 +56,8 @@ export interface StandinEvent {
   id?: string;
   /** The calendar it is in; by default the primary one. */
   calendarId?: string;
+  /** An occurrence of a repeating event: the series' id (its own id is "<series>_<date>"). */
+  recurringEventId?: string;
   summary: string;
   location?: string;
   description?: string;
@@ -214,6 +217,7 @@ export async function startGoogleStandin() {
   const drafts: RecordedDraft[] = [];
   const sent: RecordedSend[] = [];
   const inserted: RecordedInsert[] = [];
+  const deleted: Array<{ account: string; calendarId: string; eventId: string; sendUpdates: string | undefined }> = [];
   const authorizations: Array<Record<string, string>> = [];
   const tokenRequests: Array<Record<string, string>> = [];
   const apiRequests: Array<{ method: string; path: string; account: string | undefined }> = [];
@@ -565,13 +569,29 @@ export async function startGoogleStandin() {
       inserted.push({ account: account.email, calendarId: calendar.id, sendUpdates: url.searchParams.get('sendUpdates') ?? undefined, event: stored });
       return sendJson(response, 200, eventResource(stored, 0));
     }
+    const onePath = /^calendars\/([^/]+)\/events\/([^/]+)$/.exec(rest);
+    if (onePath && (request.method === 'DELETE' || request.method === 'GET')) {
+      const calendar = calendarNamed(account, onePath[1]!, response);
+      if (!calendar) return;
+      const eventId = decodeURIComponent(onePath[2]!);
+      // A series' id stands for every occurrence, as Google deletes a recurring event whole.
+      const targets = account.events.filter(inCalendar(account, calendar)).filter((event) => event.id === eventId || (request.method === 'DELETE' && event.recurringEventId === eventId));
+      if (targets.length === 0) return apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+      if (request.method === 'GET') return sendJson(response, 200, eventResource(targets[0]!, 0));
+      account.events = account.events.filter((event) => !targets.includes(event));
+      deleted.push({ account: account.email, calendarId: calendar.id, eventId, sendUpdates: url.searchParams.get('sendUpdates') ?? undefined });
+      response.writeHead(204);
+      return void response.end();
+    }
     if (request.method === 'GET' && eventsPath && !eventsPath[2]) {
       const calendar = calendarNamed(account, eventsPath[1]!, response);
       if (!calendar) return;
       const start = Date.parse(url.searchParams.get('timeMin') ?? '1970-01-01T00:00:00Z');
       const end = Date.parse(url.searchParams.get('timeMax') ?? '2100-01-01T00:00:00Z');
+      const text = url.searchParams.get('q')?.toLowerCase();
       const items = account.events
         .filter(inCalendar(account, calendar))
+        .filter((event) => !text || `${event.summary} ${event.location ?? ''} ${event.description ?? ''}`.toLowerCase().includes(text))
         .filter((event) => overlaps(event, start, end))
         .sort((a, b) => Date.parse(a.start.dateTime ?? a.start.date!) - Date.parse(b.start.dateTime ?? b.start.date!))
         .map((event, index) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event }));
@@ -639,6 +659,7 @@ export async function startGoogleStandin() {
     drafts,
     sent,
     inserted,
+    deleted,
     authorizations,
     tokenRequests,
     apiRequests,

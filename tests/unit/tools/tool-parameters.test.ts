@@ -55,6 +55,10 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
   sort_email: [
     [{ action: 'add_label', label: 'School', ids: '18c2f0a1b2c3d4e6', account }, /^Add the label "School": 1 message done\.\n18c2f0a1b2c3d4e6 \| "Winter tips" from Garden News/],
   ],
+  delete_event: [
+    [{ title: 'Lunch', date: '2026-11-27', which: 'this', calendar: 'primary', account }, /^Deleted "Lunch" \(Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\) from sam@example\.com\.$/],
+    [{ id: 'party1' }, /^Deleted "Party" /],
+  ],
   quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
   list_events: [
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
@@ -79,6 +83,7 @@ const refused: Record<string, Record<string, unknown>> = {
   create_event: { title: 'No start' },
   quick_add_event: { text: 3 },
   send_email: { body: 'No recipient' },
+  delete_event: { which: 'this' },
   sort_email: { action: 'delete_forever', ids: '18c2f0a1b2c3d4e6' },
   list_labels: { account: 'not an address' },
   reply_email: { reply_to: 'not an id!', body: 'x' },
@@ -95,6 +100,8 @@ test('every tool\'s parameters are valid JSON Schema that its real arguments fit
     database.close();
     fs.rmSync(directory, { recursive: true, force: true });
   });
+  // delete_event finds one by id; its other row deletes the lunch create_event saved.
+  google.standin.accounts.get(account)!.events.push({ id: 'party1', summary: 'Party', start: { date: '2026-12-05' }, end: { date: '2026-12-06' } });
   const registry = await loadTools(toolsFolder, google.services);
   registry.add(new FindToolsTool(google.services, registry));
   const memory = createMemoryFile({ file: path.join(directory, 'memory.md'), maxBytes: 2048, database });

@@ -80,6 +80,8 @@ const cards: [string, Status, string, string][] = [
   ['send_email', 'awaiting-approval', '', 'Wants to send an email — allow?'],
   ['send_email', 'done', 'Sent from sam@example.com (message id s1). To: anna@example.com | Subject: Saturday', 'Sent an email — to anna@example.com'],
   ['reply_email', 'done', 'Reply sent from sam@example.com in the thread of the message (message id s2). To: School <office@school.example> | Cc: bo@example.com | Subject: Re: Trip', 'Sent a reply — to School <office@school.example>'],
+  ['delete_event', 'done', 'Deleted every time of "Yoga" (Tue 24 Nov 2026, 18:00–19:00 (Europe/Paris)) from Family.', 'Deleted an event from your calendar — Yoga, every time'],
+  ['delete_event', 'done', 'Deleted "Dentist" (Tue 24 Nov 2026, 16:00–17:00 (Europe/Paris)) from sam@example.com.', 'Deleted an event from your calendar — Dentist, Tue 24 Nov 2026'],
   ['sort_email', 'awaiting-approval', '', 'Wants to sort your email — allow?'],
   ['sort_email', 'done', 'Move to the trash (recoverable from Gmail\'s Trash for 30 days): 2 messages done.\na | x\nb | y', 'Sorted your email — 2 messages to the trash'],
   ['sort_email', 'done', 'Add the label "School": 1 message done.\na | x', 'Sorted your email — 1 message labelled'],
@@ -107,7 +109,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 17);
+  assert.equal(tools.length, 18);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
