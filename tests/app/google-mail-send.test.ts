@@ -160,3 +160,29 @@ test('an account that did not grant sending says so in one line naming the comma
   assert.equal(sending!.result, `Error from reply_email: ${account} has not allowed Hearth to send mail: run \`npm run auth:gmail -- ${account}\` on the Hearth computer to grant it.`);
   assert.deepEqual(google.standin.sent, []);
 });
+
+test('send_draft: the card shows the saved draft whole; Deny keeps it, Approve sends exactly it', async (t) => {
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  standin.enqueue(
+    reply('[TOOL:create_draft]to: anna@example.com\nsubject: Saturday\nbody: See you at 10!\nSam[/TOOL]'),
+    reply('[TOOL:send_draft]r-draft-1[/TOOL]'),
+    reply('[TOOL:send_draft]id: r-draft-1[/TOOL]'),
+    reply('Sent.'),
+  );
+  socket.send({ type: 'send', message: 'Draft it, then send it' });
+  await awaitingApproval();
+  decide('approve');
+  await awaitingApproval(2);
+  const preview = ['+ From: sam@example.com', '+ To: anna@example.com', '+ Subject: Saturday', '+ ', '+ See you at 10!', '+ Sam'].join('\n');
+  assert.equal(toolCalls.listForConversation(1)[1]!.preview, preview);
+  decide('deny');
+  await awaitingApproval(3);
+  assert.equal(google.standin.sent.length, 0);
+  assert.equal(google.standin.drafts.length, 1, 'Deny kept the draft');
+  decide('approve');
+  await turnFinished();
+  assert.equal(google.standin.sent.length, 1);
+  assert.equal(google.standin.drafts.length, 0, 'the draft became the sent message');
+  assert.equal(google.standin.sent[0]!.headers.subject, 'Saturday');
+  assert.match(toolCalls.listForConversation(1)[2]!.result, /^Draft r-draft-1 sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/);
+});

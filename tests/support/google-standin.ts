@@ -89,10 +89,8 @@ export interface StandinAccount {
   labels: Array<{ id: string; name: string }>;
 }
 
-/** A message sent through messages.send, as Gmail received it. */
-export interface RecordedSend extends RecordedDraft {
-  id: string;
-}
+/** A message sent through messages.send or drafts.send, as Gmail received it. */
+export type RecordedSend = RecordedDraft;
 
 /** An events.insert or quickAdd, with how Google was asked to tell the guests. */
 export interface RecordedInsert {
@@ -103,6 +101,8 @@ export interface RecordedInsert {
 }
 
 export interface RecordedDraft {
+  /** Gmail's draft id ("r-draft-1"); for a sent message, the message id. */
+  id: string;
   account: string;
   threadId: string | undefined;
   raw: string;
@@ -470,6 +470,25 @@ export async function startGoogleStandin() {
       });
       return sendJson(response, 200, { id, threadId, labelIds: ['SENT'] });
     }
+    const draftPath = /^drafts\/([^/]+)$/.exec(rest);
+    if (request.method === 'GET' && draftPath) {
+      const draft = drafts.find((candidate) => candidate.id === decodeURIComponent(draftPath[1]!) && candidate.account === account.email);
+      if (!draft) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      const headers = Object.entries(draft.headers).map(([name, value]) => ({ name: name.replace(/(^|-)([a-z])/g, (_all, dash: string, letter: string) => dash + letter.toUpperCase()), value: decodeHeaderWords(value) }));
+      const message = { id: `draft-message-${draft.id.slice('r-draft-'.length)}`, threadId: draft.threadId, labelIds: ['DRAFT'], payload: { partId: '', mimeType: 'text/plain', filename: '', headers, body: { size: draft.body.length, data: base64Url(draft.body) } } };
+      return sendJson(response, 200, { id: draft.id, message });
+    }
+    if (request.method === 'POST' && rest === 'drafts/send') {
+      const body = JSON.parse(await readBody(request)) as { id?: string };
+      const index = drafts.findIndex((candidate) => candidate.id === body.id && candidate.account === account.email);
+      if (index < 0) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      const [draft] = drafts.splice(index, 1);
+      sentCount += 1;
+      const id = `sent${String(sentCount).padStart(8, '0')}`;
+      const threadId = draft!.threadId ?? `thread-sent-${sentCount}`;
+      sent.push({ ...draft!, id, threadId });
+      return sendJson(response, 200, { id, threadId, labelIds: ['SENT'] });
+    }
     if (request.method === 'POST' && rest === 'drafts') {
       const body = JSON.parse(await readBody(request)) as { message?: { raw?: string; threadId?: string } };
       const raw = body.message?.raw ?? '';
@@ -477,7 +496,7 @@ export async function startGoogleStandin() {
       const parsed = parseMime(mime);
       draftCount += 1;
       const threadId = body.message?.threadId;
-      drafts.push({ account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
+      drafts.push({ id: `r-draft-${draftCount}`, account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
       return sendJson(response, 200, { id: `r-draft-${draftCount}`, message: { id: `draft-message-${draftCount}`, threadId: threadId ?? `thread-${draftCount}`, labelIds: ['DRAFT'] } });
     }
     apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');

@@ -59,6 +59,8 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ title: 'Lunch', date: '2026-11-27', which: 'this', calendar: 'primary', account }, /^Deleted "Lunch" \(Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\) from sam@example\.com\.$/],
     [{ id: 'party1' }, /^Deleted "Party" /],
   ],
+  // The draft create_draft saved above (tools run in file order: create-draft before send-draft).
+  send_draft: [[{ id: 'r-draft-1', account }, /^Draft r-draft-1 sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/]],
   quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
   list_events: [
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
@@ -84,6 +86,7 @@ const refused: Record<string, Record<string, unknown>> = {
   quick_add_event: { text: 3 },
   send_email: { body: 'No recipient' },
   delete_event: { which: 'this' },
+  send_draft: { id: 'has spaces' },
   sort_email: { action: 'delete_forever', ids: '18c2f0a1b2c3d4e6' },
   list_labels: { account: 'not an address' },
   reply_email: { reply_to: 'not an id!', body: 'x' },
