@@ -186,3 +186,21 @@ test('send_draft: the card shows the saved draft whole; Deny keeps it, Approve s
   assert.equal(google.standin.sent[0]!.headers.subject, 'Saturday');
   assert.match(toolCalls.listForConversation(1)[2]!.result, /^Draft r-draft-1 sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/);
 });
+
+test('forward_email: the card shows the note and the forwarded text; Approve sends exactly that, attachments named as left behind', async (t) => {
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  standin.enqueue(reply('[TOOL:forward_email]forward: 18c2f0a1b2c3d4e7\nto: anna@example.com\nbody: Can you pay this?[/TOOL]'), reply('Forwarded.'));
+  socket.send({ type: 'send', message: 'Forward the café invoice to Anna' });
+  await awaitingApproval();
+  const preview = toolCalls.listForConversation(1)[0]!.preview!;
+  assert.match(preview, /^\+ From: sam@example\.com\n\+ To: anna@example\.com\n\+ Subject: Fwd: Your invoice\n\+ \n\+ Can you pay this\?\n\+ \n\+ ---------- Forwarded message ---------\n\+ From: Café Müller <cafe@muller\.example>\n/);
+  assert.match(preview, /\+ Merci beaucoup, à bientôt\. Prix: 12 EUR\n\+ \n\+ \(Attachments not forwarded: invoice\.pdf\)$/);
+  assert.equal(google.standin.sent.length, 0);
+  decide('approve');
+  await turnFinished();
+  assert.equal(google.standin.sent.length, 1);
+  const [sent] = google.standin.sent;
+  assert.equal(sent!.headers.subject, 'Fwd: Your invoice');
+  assert.equal(sent!.headers.to, 'anna@example.com');
+  assert.match(sent!.body, /^Can you pay this\?\n\n---------- Forwarded message ---------\nFrom: Café Müller/);
+});

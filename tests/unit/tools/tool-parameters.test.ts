@@ -59,6 +59,7 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ title: 'Lunch', date: '2026-11-27', which: 'this', calendar: 'primary', account }, /^Deleted "Lunch" \(Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\) from sam@example\.com\.$/],
     [{ id: 'party1' }, /^Deleted "Party" /],
   ],
+  forward_email: [[{ forward: '18c2f0a1b2c3d4e5', to: 'anna@example.com', cc: 'bo@example.com', body: 'FYI', account }, /^Forwarded from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Fwd: Trip on Friday$/]],
   // The draft create_draft saved above (tools run in file order: create-draft before send-draft).
   send_draft: [[{ id: 'r-draft-1', account }, /^Draft r-draft-1 sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/]],
   quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
@@ -87,6 +88,7 @@ const refused: Record<string, Record<string, unknown>> = {
   send_email: { body: 'No recipient' },
   delete_event: { which: 'this' },
   send_draft: { id: 'has spaces' },
+  forward_email: { forward: '18c2f0a1b2c3d4e5', body: 'no recipient' },
   sort_email: { action: 'delete_forever', ids: '18c2f0a1b2c3d4e6' },
   list_labels: { account: 'not an address' },
   reply_email: { reply_to: 'not an id!', body: 'x' },

@@ -83,6 +83,7 @@ const cards: [string, Status, string, string][] = [
   ['delete_event', 'done', 'Deleted every time of "Yoga" (Tue 24 Nov 2026, 18:00–19:00 (Europe/Paris)) from Family.', 'Deleted an event from your calendar — Yoga, every time'],
   ['delete_event', 'done', 'Deleted "Dentist" (Tue 24 Nov 2026, 16:00–17:00 (Europe/Paris)) from sam@example.com.', 'Deleted an event from your calendar — Dentist, Tue 24 Nov 2026'],
   ['send_draft', 'done', 'Draft r-1 sent from sam@example.com (message id s3). To: anna@example.com | Subject: Saturday', 'Sent a draft — to anna@example.com'],
+  ['forward_email', 'done', 'Forwarded from sam@example.com (message id s4). To: anna@example.com | Subject: Fwd: Invoice', 'Forwarded an email — to anna@example.com'],
   ['sort_email', 'awaiting-approval', '', 'Wants to sort your email — allow?'],
   ['sort_email', 'done', 'Move to the trash (recoverable from Gmail\'s Trash for 30 days): 2 messages done.\na | x\nb | y', 'Sorted your email — 2 messages to the trash'],
   ['sort_email', 'done', 'Add the label "School": 1 message done.\na | x', 'Sorted your email — 1 message labelled'],
@@ -110,7 +111,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 19);
+  assert.equal(tools.length, 20);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
@@ -134,7 +135,7 @@ test('the approval card asks in the tool\'s words, and offers "Always allow" onl
   assert.equal(draftCard.approvalQuestion, '');
   assert.equal(draftCard.canAlwaysAllow, true);
   assert.equal(toToolCallView(call('gone.tool'), undefined).canAlwaysAllow, true, 'a tool no longer installed keeps the box');
-  for (const name of ['send_email', 'reply_email', 'send_draft']) {
+  for (const name of ['send_email', 'reply_email', 'send_draft', 'forward_email']) {
     const card = toToolCallView(call(name), registry.named(name));
     assert.equal(card.canAlwaysAllow, false, `${name}: sending always asks`);
     assert.equal(card.approvalQuestion, 'Once sent, it cannot be called back.');
