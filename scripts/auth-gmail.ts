@@ -3,7 +3,8 @@
  * npm run auth:gmail -- me@gmail.com     authorize that account again (after "re-authorize" errors)
  * npm run auth:gmail -- --list           the authorized accounts, and whether each still works
  * npm run auth:gmail -- --remove <email> revoke Hearth's access and delete the saved tokens
- * Options: --port <n> (loopback port, default GMAIL_AUTH_PORT or 8889).
+ * Options: --port <n> (loopback port, default GMAIL_AUTH_PORT or 8889); --read-only (reading and
+ * drafts only: no trash, labels or calendar changes).
  *
  * Tokens are saved to TOKENS_DIR/<email>.json (file 0600, folder 0700).
  */
@@ -23,7 +24,9 @@ const usage = `Usage:
   npm run auth:gmail -- --list            show authorized accounts and whether each works
   npm run auth:gmail -- --remove <email>  revoke access and delete its tokens
 Options:
-  --port <n>   port of the 127.0.0.1 redirect (default GMAIL_AUTH_PORT, 8889)`;
+  --port <n>   port of the 127.0.0.1 redirect (default GMAIL_AUTH_PORT, 8889)
+  --read-only  ask only to read mail and the calendar and save drafts: no trash, labels
+               or calendar changes (Gmail's draft access still lets a sent draft go)`;
 
 class UsageError extends Error {}
 
@@ -31,6 +34,7 @@ interface Command {
   action: 'authorize' | 'list' | 'remove' | 'help';
   account?: string;
   port?: number;
+  readOnly?: boolean;
 }
 
 function parseArguments(argv: string[]): Command {
@@ -38,6 +42,7 @@ function parseArguments(argv: string[]): Command {
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     if (argument === '--list' || argument === '-l') command.action = 'list';
+    else if (argument === '--read-only') command.readOnly = true;
     else if (argument === '--help' || argument === '-h') command.action = 'help';
     else if (argument === '--remove') {
       command.action = 'remove';
@@ -62,6 +67,7 @@ async function authorize(google: GoogleServices, config: Config, command: Comman
     google,
     port: command.port ?? config.gmailAuthPort,
     loginHint: command.account,
+    readOnly: command.readOnly,
     // Read pasted addresses only when someone can type them; a pipe works too.
     input: process.stdin,
     print: (text) => console.log(text),
@@ -71,7 +77,7 @@ async function authorize(google: GoogleServices, config: Config, command: Comman
     console.log(`Note: you signed in as ${result.account}, not ${command.account}; ${command.account} is unchanged.`);
   }
   if (result.missingScopes.length > 0) {
-    const lost = result.missingScopes.map((scope) => googleScopes[scope as keyof typeof googleScopes]).join(', ');
+    const lost = result.missingScopes.map((scope) => googleScopes[scope]).join(', ');
     console.log(`Some access was not granted, so Hearth cannot ${lost}. To fix it, run \`${reauthorizeCommand(result.account)}\` and tick every box.`);
   }
   return 0;

@@ -1,28 +1,12 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
 import { ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
-import { addressesIn, buildRawDraft, replySubject, type DraftContent } from '../src/providers/google/draft-message.js';
-import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
-import { headerValue } from '../src/providers/google/gmail-message.js';
+import { addressesIn, buildRawDraft, type DraftContent } from '../src/providers/google/draft-message.js';
+import { messageIdPattern } from '../src/providers/google/gmail-lookup.js';
+import { prepareReply } from '../src/providers/google/reply-message.js';
+import { bodyKeys, splitBody } from '../src/providers/google/mail-input.js';
 import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 
 const headerKeys = ['to', 'cc', 'subject', 'reply_to', 'in_reply_to', 'reply_to_id', 'message_id', 'id', 'account'];
-const bodyKeys = ['body', 'message', 'text', 'content'];
-
-/**
- * In "key: value" lines the body comes last and runs to the end, so a body line such as
- * "Note: bring boots" stays in the body. Known header lines after the body are still taken.
- */
-function splitBody(raw: string): { head: string; body: string | undefined } {
-  const text = raw.trim();
-  if (text.startsWith('{')) return { head: text, body: undefined };
-  const match = new RegExp(`^[ \\t]*(?:${bodyKeys.join('|')})[ \\t]*:[ \\t]?`, 'im').exec(text);
-  if (!match) return { head: text, body: undefined };
-  const bodyLines = text.slice(match.index + match[0].length).split(/\r?\n/);
-  const trailing: string[] = [];
-  const headerLine = new RegExp(`^\\s*(?:${headerKeys.join('|').replace(/_/g, '[ _-]')})\\s*:`, 'i');
-  while (bodyLines.length > 1 && headerLine.test(bodyLines.at(-1)!)) trailing.unshift(bodyLines.pop()!);
-  return { head: [text.slice(0, match.index), ...trailing].join('\n'), body: bodyLines.join('\n').trim() };
-}
 
 /** Saves a Gmail draft (new, or a reply kept in its thread). Never sends: the person sends it from Gmail. */
 export default class CreateDraftTool extends GoogleTool {
@@ -60,7 +44,7 @@ export default class CreateDraftTool extends GoogleTool {
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = this.services.google;
-    const { head, body: lineBody } = splitBody(raw);
+    const { head, body: lineBody } = splitBody(raw, headerKeys);
     const input = readToolInput(head, [...headerKeys, ...bodyKeys]);
     const body = lineBody ?? pick(input, ...bodyKeys);
     if (!body) throw new ToolError('Give the draft a body, for example:\nto: anna@example.com\nsubject: Saturday\nbody: See you at 10!');
@@ -72,22 +56,8 @@ export default class CreateDraftTool extends GoogleTool {
     let target: string;
     if (replyTo !== undefined) {
       if (!messageIdPattern.test(replyTo)) throw new ToolError(`"${replyTo}" is not a message id. Use an id from search_emails.`);
-      const original = await findMessage(google, replyTo, account, context.signal, 'metadata', ['Subject', 'From', 'Reply-To', 'To', 'Cc', 'Message-ID', 'References']);
-      target = original.account;
-      const payload = original.message.payload;
-      const messageId = headerValue(payload, 'Message-ID');
-      const from = headerValue(payload, 'Reply-To') ?? headerValue(payload, 'From') ?? '';
-      // Replying to one's own sent message goes to its recipients, not back to oneself.
-      const ownMessage = addressesIn(headerValue(payload, 'From') ?? '').some((address) => address.toLowerCase() === target.toLowerCase());
-      draft = {
-        to: pick(input, 'to') ?? (ownMessage ? (headerValue(payload, 'To') ?? '') : from),
-        cc: pick(input, 'cc'),
-        subject: replySubject(headerValue(payload, 'Subject') ?? pick(input, 'subject') ?? ''),
-        body,
-        inReplyTo: messageId,
-        references: messageId ? [headerValue(payload, 'References'), messageId].filter(Boolean).join(' ') : undefined,
-      };
-      threadId = original.message.threadId ?? undefined;
+      const reply = await prepareReply(google, { messageId: replyTo, body, to: pick(input, 'to'), cc: pick(input, 'cc'), subject: pick(input, 'subject'), account }, context.signal);
+      ({ account: target, draft, threadId } = reply);
     } else {
       target = google.chooseAccount(account);
       draft = { to: pick(input, 'to') ?? '', cc: pick(input, 'cc'), subject: pick(input, 'subject') ?? '', body };
@@ -95,7 +65,7 @@ export default class CreateDraftTool extends GoogleTool {
     if (addressesIn(draft.to).length === 0) throw new ToolError(`"${draft.to}" has no email address; give to: name@example.com.`);
 
     const gmail = await google.gmail(target);
-    const created = await google.call({ account: target, service: 'Gmail' }, () =>
+    const created = await google.call({ account: target, service: 'Gmail', needs: 'save drafts' }, () =>
       gmail.users.drafts.create({ userId: 'me', requestBody: { message: { raw: buildRawDraft(draft, this.services.now()), ...(threadId ? { threadId } : {}) } } }, { signal: context.signal }),
     );
     const thread = threadId ? ` as a reply in the thread of message ${replyTo}` : '';

@@ -84,7 +84,14 @@ test('loopback flow: PKCE S256, state, offline access; the browser lands on 127.
   assert.equal(asked!.prompt, 'consent');
   assert.equal(asked!.code_challenge_method, 'S256');
   assert.match(asked!.redirect_uri!, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-  assert.deepEqual(asked!.scope!.split(' ').sort(), ['https://www.googleapis.com/auth/calendar.readonly', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/gmail.readonly']);
+  assert.deepEqual(asked!.scope!.split(' ').sort(), [
+    'https://www.googleapis.com/auth/calendar.events',
+    'https://www.googleapis.com/auth/calendar.readonly',
+    'https://www.googleapis.com/auth/gmail.compose',
+    'https://www.googleapis.com/auth/gmail.modify',
+    'https://www.googleapis.com/auth/gmail.readonly',
+  ]);
+  assert.equal(asked!.include_granted_scopes, 'true', 'incremental: scopes granted before are kept');
   assert.ok(asked!.state && asked!.state.length >= 32, 'an unguessable state');
   const [exchange] = harness.standin.tokenRequests;
   assert.equal(exchange!.grant_type, 'authorization_code');
@@ -121,6 +128,20 @@ test('headless: the person pastes the address the browser was sent to; a stale a
   assert.equal(await run.exited, 0, run.output());
   assert.match(run.output(), /Got the code from the pasted address/);
   assertPrivateTokenFile(harness);
+});
+
+test('--read-only asks only for reading and drafts, as Hearth did before it could act', async (t) => {
+  const harness = await startGoogleHarness(t, { authorize: false });
+  const run = runCli(t, harness, ['--read-only']);
+  const [, url] = await run.waitFor(authorizeUrlPattern);
+  assert.equal((await fetch(url!)).status, 200);
+  assert.equal(await run.exited, 0, run.output());
+  assert.doesNotMatch(run.output(), /not granted/, 'nothing is missing from what was asked');
+  assert.deepEqual(harness.standin.authorizations[0]!.scope!.split(' ').sort(), [
+    'https://www.googleapis.com/auth/calendar.readonly',
+    'https://www.googleapis.com/auth/gmail.compose',
+    'https://www.googleapis.com/auth/gmail.readonly',
+  ]);
 });
 
 test('a cancelled consent screen ends with a clear message and saves nothing', async (t) => {

@@ -74,6 +74,7 @@ export interface GoogleHarness {
 
 export async function startGoogleHarness(t: TestContext, options: { accounts?: string[]; authorize?: boolean; environment?: Record<string, string> } = {}): Promise<GoogleHarness> {
   const standin = await startGoogleStandin();
+  standin.state.now = fixedNow;
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-google-'));
   const tokensDir = path.join(directory, 'tokens');
   const credentialsFile = path.join(directory, 'credentials.json');
@@ -85,7 +86,7 @@ export async function startGoogleHarness(t: TestContext, options: { accounts?: s
 
   const names = options.accounts ?? [account];
   for (const name of names) {
-    standin.addAccount(name, { messages: name === account ? structuredClone(fixtureMessages) : [] });
+    standin.addAccount(name, name === account ? { messages: structuredClone(fixtureMessages), labels: [{ id: 'Label_1', name: 'School' }] } : {});
   }
   const google = createGoogleServices({ tokensDir, credentialsFile, rootUrl: standin.rootUrl, oauthEndpoints: standin.oauthEndpoints, timeZone });
   if (options.authorize !== false) {

@@ -10,11 +10,19 @@
  *           GET  /gmail/v1/users/me/messages?q=...     (a small subset of the query syntax)
  *           GET  /gmail/v1/users/me/messages/{id}?format=full|metadata
  *           POST /gmail/v1/users/me/drafts             (the raw MIME is kept for tests)
- *   Calendar GET /calendar/v3/calendars/primary/events, POST /calendar/v3/freeBusy
+ *           POST /gmail/v1/users/me/messages/send       (RFC 2822 parsed and kept in `sent`)
+ *           GET  /gmail/v1/users/me/labels, POST …/messages/{id}/modify|trash|untrash
+ *   Calendar GET /calendar/v3/users/me/calendarList    (each calendar with its own time zone)
+ *           GET /calendar/v3/calendars/{id}/events (q=), POST …/events (insert), POST …/events/quickAdd,
+ *           GET and DELETE …/events/{eventId} (a series' id deletes every occurrence)
+ *           POST /calendar/v3/freeBusy
+ * Every API request is checked against the scopes its access token was granted: a missing one
+ * is Google's 403 insufficientPermissions.
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseClock, parseDay, zonedTime, dayOf, addDays } from '../../src/providers/google/calendar-days.js';
 
 export interface StandinPart {
   mimeType: string;
@@ -46,22 +54,55 @@ export interface StandinMessage {
 
 export interface StandinEvent {
   id?: string;
+  /** The calendar it is in; by default the primary one. */
+  calendarId?: string;
+  /** An occurrence of a repeating event: the series' id (its own id is "<series>_<date>"). */
+  recurringEventId?: string;
   summary: string;
   location?: string;
-  start: { dateTime?: string; date?: string };
-  end: { dateTime?: string; date?: string };
+  description?: string;
+  attendees?: Array<{ email: string; responseStatus?: string }>;
+  reminders?: { useDefault: boolean; overrides?: Array<{ method: string; minutes: number }> };
+  recurrence?: string[];
+  start: { dateTime?: string; date?: string; timeZone?: string };
+  end: { dateTime?: string; date?: string; timeZone?: string };
   /** "transparent" events do not make the person busy. */
   transparency?: 'opaque' | 'transparent';
   status?: 'confirmed' | 'cancelled';
+}
+
+export interface StandinCalendar {
+  id: string;
+  summary: string;
+  timeZone: string;
+  primary?: boolean;
+  accessRole: 'owner' | 'writer' | 'reader' | 'freeBusyReader';
 }
 
 export interface StandinAccount {
   email: string;
   messages: StandinMessage[];
   events: StandinEvent[];
+  /** The primary calendar (id = the address) first. */
+  calendars: StandinCalendar[];
+  /** The person's own labels (the system ones always exist). */
+  labels: Array<{ id: string; name: string }>;
+}
+
+/** A message sent through messages.send or drafts.send, as Gmail received it. */
+export type RecordedSend = RecordedDraft;
+
+/** An events.insert or quickAdd, with how Google was asked to tell the guests. */
+export interface RecordedInsert {
+  account: string;
+  calendarId: string;
+  sendUpdates: string | undefined;
+  event: StandinEvent;
 }
 
 export interface RecordedDraft {
+  /** Gmail's draft id ("r-draft-1"); for a sent message, the message id. */
+  id: string;
   account: string;
   threadId: string | undefined;
   raw: string;
@@ -82,7 +123,25 @@ export interface IssuedTokens {
 }
 
 export const standinClient = { clientId: 'hearth-test.apps.googleusercontent.com', clientSecret: 'stand-in-secret' };
-export const allScopes = ['https://www.googleapis.com/auth/gmail.readonly', 'https://www.googleapis.com/auth/gmail.compose', 'https://www.googleapis.com/auth/calendar.readonly'].join(' ');
+const scope = (name: string) => `https://www.googleapis.com/auth/${name}`;
+/** What Hearth had before it could act: reading, drafts, reading the calendar. */
+export const readOnlyScopes = [scope('gmail.readonly'), scope('gmail.compose'), scope('calendar.readonly')].join(' ');
+export const allScopes = [readOnlyScopes, scope('gmail.modify'), scope('calendar.events')].join(' ');
+
+/** Which scopes allow a request (any one of them), as Google's API reference lists them. */
+function scopesFor(method: string, path: string): string[] {
+  const gmailRead = [scope('gmail.readonly'), scope('gmail.modify'), scope('mail.google.com/')];
+  if (path.startsWith('/gmail/')) {
+    if (method === 'POST' && /\/drafts$/.test(path)) return [scope('gmail.compose'), scope('gmail.modify')];
+    if (method === 'POST' && /\/(messages|drafts)\/send$/.test(path)) return [scope('gmail.send'), scope('gmail.compose'), scope('gmail.modify')];
+    if (method === 'GET' && /\/labels$/.test(path)) return [scope('gmail.labels'), ...gmailRead];
+    if (method !== 'GET') return [scope('gmail.modify')];
+    return gmailRead;
+  }
+  if (/calendarList/.test(path)) return [scope('calendar.readonly'), scope('calendar')];
+  if (method === 'GET' || /\/freeBusy$/.test(path)) return [scope('calendar.readonly'), scope('calendar.events.readonly'), scope('calendar.events'), scope('calendar')];
+  return [scope('calendar.events'), scope('calendar')];
+}
 
 export const textPart = (content: string, mimeType = 'text/plain', charset = 'utf-8'): StandinPart => ({ mimeType, content, charset });
 export const multipart = (subtype: string, ...parts: StandinPart[]): StandinPart => ({ mimeType: `multipart/${subtype}`, parts });
@@ -153,9 +212,12 @@ export type GoogleStandin = Awaited<ReturnType<typeof startGoogleStandin>>;
 export async function startGoogleStandin() {
   const accounts = new Map<string, StandinAccount>();
   const codes = new Map<string, { email: string; challenge: string; redirectUri: string; scope: string }>();
-  const refreshTokens = new Map<string, { email: string; revoked: boolean }>();
-  const accessTokens = new Map<string, { email: string; expiresAt: number; refreshToken: string }>();
+  const refreshTokens = new Map<string, { email: string; revoked: boolean; scope: string }>();
+  const accessTokens = new Map<string, { email: string; expiresAt: number; refreshToken: string; scope: string }>();
   const drafts: RecordedDraft[] = [];
+  const sent: RecordedSend[] = [];
+  const inserted: RecordedInsert[] = [];
+  const deleted: Array<{ account: string; calendarId: string; eventId: string; sendUpdates: string | undefined }> = [];
   const authorizations: Array<Record<string, string>> = [];
   const tokenRequests: Array<Record<string, string>> = [];
   const apiRequests: Array<{ method: string; path: string; account: string | undefined }> = [];
@@ -167,26 +229,32 @@ export async function startGoogleStandin() {
     denyConsent: false,
     /** Every API request fails this way while set (quota tests). */
     apiFailure: undefined as { status: number; reason: string; message: string } | undefined,
+    /** "Today" for quick add; by default the real time. */
+    now: undefined as Date | undefined,
   };
   let draftCount = 0;
+  let sentCount = 0;
 
-  function addAccount(email: string, content: { messages?: StandinMessage[]; events?: StandinEvent[] } = {}): StandinAccount {
-    const account = { email, messages: content.messages ?? [], events: content.events ?? [] };
+  function addAccount(email: string, content: { messages?: StandinMessage[]; events?: StandinEvent[]; calendars?: StandinCalendar[]; labels?: Array<{ id: string; name: string }> } = {}): StandinAccount {
+    const primary: StandinCalendar = { id: email, summary: email, timeZone: 'Europe/Paris', primary: true, accessRole: 'owner' };
+    const account = { email, messages: content.messages ?? [], events: content.events ?? [], calendars: content.calendars ?? [primary], labels: content.labels ?? [] };
     accounts.set(email, account);
     return account;
   }
 
-  function issueTokens(email: string, options: { expiresInSeconds?: number } = {}): IssuedTokens {
+  /** Tokens as the CLI saves them; `scope` narrower than all of Hearth's for an account authorized earlier. */
+  function issueTokens(email: string, options: { expiresInSeconds?: number; scope?: string } = {}): IssuedTokens {
     const refreshToken = token('refresh');
-    refreshTokens.set(refreshToken, { email, revoked: false });
-    return { ...newAccessToken(email, refreshToken, options.expiresInSeconds ?? 3599), refresh_token: refreshToken };
+    const granted = options.scope ?? allScopes;
+    refreshTokens.set(refreshToken, { email, revoked: false, scope: granted });
+    return { ...newAccessToken(email, refreshToken, options.expiresInSeconds ?? 3599, granted), refresh_token: refreshToken };
   }
 
-  function newAccessToken(email: string, refreshToken: string, expiresInSeconds: number) {
+  function newAccessToken(email: string, refreshToken: string, expiresInSeconds: number, granted: string) {
     const accessToken = token('access');
     const expiresAt = Date.now() + expiresInSeconds * 1000;
-    accessTokens.set(accessToken, { email, expiresAt, refreshToken });
-    return { access_token: accessToken, expiry_date: expiresAt, scope: allScopes, token_type: 'Bearer' as const };
+    accessTokens.set(accessToken, { email, expiresAt, refreshToken, scope: granted });
+    return { access_token: accessToken, expiry_date: expiresAt, scope: granted, token_type: 'Bearer' as const };
   }
 
   /** The person revokes Hearth's access in their Google account settings. */
@@ -267,11 +335,16 @@ export async function startGoogleStandin() {
     });
   }
 
-  function authorizedAccount(request: http.IncomingMessage, response: http.ServerResponse): StandinAccount | undefined {
+  function authorizedAccount(request: http.IncomingMessage, response: http.ServerResponse, path: string): StandinAccount | undefined {
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     const grant = bearer ? accessTokens.get(bearer) : undefined;
     if (!grant || grant.expiresAt < Date.now() || refreshTokens.get(grant.refreshToken)?.revoked) {
       apiError(response, 401, 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.', 'authError', 'UNAUTHENTICATED');
+      return undefined;
+    }
+    const granted = new Set(grant.scope.split(/\s+/));
+    if (!scopesFor(request.method ?? 'GET', path).some((needed) => granted.has(needed))) {
+      apiError(response, 403, 'Request had insufficient authentication scopes.', 'insufficientPermissions', 'PERMISSION_DENIED');
       return undefined;
     }
     return accounts.get(grant.email);
@@ -292,14 +365,14 @@ export async function startGoogleStandin() {
       if (!grant) return invalidGrant('Malformed auth code.');
       if (grant.redirectUri !== form.redirect_uri) return sendJson(response, 400, { error: 'redirect_uri_mismatch', error_description: 'Bad Request' });
       if (!form.code_verifier || sha256Url(form.code_verifier) !== grant.challenge) return invalidGrant('Invalid code verifier.');
-      const issued = issueTokens(grant.email);
+      const issued = issueTokens(grant.email, { scope: grant.scope });
       return sendJson(response, 200, { access_token: issued.access_token, expires_in: 3599, refresh_token: issued.refresh_token, scope: grant.scope, token_type: 'Bearer' });
     }
     if (form.grant_type === 'refresh_token') {
       const grant = refreshTokens.get(form.refresh_token ?? '');
       if (!grant || grant.revoked) return invalidGrant('Token has been expired or revoked.');
-      const fresh = newAccessToken(grant.email, form.refresh_token!, 3599);
-      return sendJson(response, 200, { access_token: fresh.access_token, expires_in: 3599, scope: allScopes, token_type: 'Bearer' });
+      const fresh = newAccessToken(grant.email, form.refresh_token!, 3599, grant.scope);
+      return sendJson(response, 200, { access_token: fresh.access_token, expires_in: 3599, scope: grant.scope, token_type: 'Bearer' });
     }
     sendJson(response, 400, { error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${form.grant_type}` });
   }
@@ -353,6 +426,69 @@ export async function startGoogleStandin() {
       if (!message) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
       return sendJson(response, 200, messageResource(message, url.searchParams.get('format') ?? 'full', url.searchParams.getAll('metadataHeaders')));
     }
+    if (request.method === 'GET' && rest === 'labels') {
+      const system = ['INBOX', 'SENT', 'TRASH', 'SPAM', 'DRAFT', 'UNREAD', 'STARRED', 'IMPORTANT'].map((id) => ({ id, name: id, type: 'system' }));
+      return sendJson(response, 200, { labels: [...system, ...account.labels.map((label) => ({ ...label, type: 'user' }))] });
+    }
+    const change = /^messages\/([^/]+)\/(modify|trash|untrash)$/.exec(rest);
+    if (request.method === 'POST' && change) {
+      const message = account.messages.find((candidate) => candidate.id === decodeURIComponent(change[1]!));
+      if (!message) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      const labels = new Set(message.labelIds ?? ['INBOX']);
+      if (change[2] === 'trash') labels.add('TRASH');
+      else if (change[2] === 'untrash') labels.delete('TRASH');
+      else {
+        const body = JSON.parse(await readBody(request)) as { addLabelIds?: string[]; removeLabelIds?: string[] };
+        const known = new Set(['INBOX', 'UNREAD', 'STARRED', 'IMPORTANT', 'SPAM', 'TRASH', ...account.labels.map((label) => label.id)]);
+        const unknown = [...(body.addLabelIds ?? []), ...(body.removeLabelIds ?? [])].find((id) => !known.has(id));
+        if (unknown) return apiError(response, 400, `Invalid label: ${unknown}`, 'invalidArgument', 'INVALID_ARGUMENT');
+        for (const id of body.addLabelIds ?? []) labels.add(id);
+        for (const id of body.removeLabelIds ?? []) labels.delete(id);
+      }
+      message.labelIds = [...labels];
+      return sendJson(response, 200, { id: message.id, threadId: message.threadId ?? message.id, labelIds: message.labelIds });
+    }
+    if (request.method === 'POST' && rest === 'messages/send') {
+      const body = JSON.parse(await readBody(request)) as { raw?: string; threadId?: string };
+      const raw = body.raw ?? '';
+      const mime = Buffer.from(raw, 'base64url').toString('utf8');
+      const parsed = parseMime(mime);
+      if (!parsed.headers.to && !parsed.headers.cc) return apiError(response, 400, 'Invalid To header', 'invalidArgument', 'INVALID_ARGUMENT');
+      // Gmail keeps a sent message in the thread asked for only when it answers a message of that
+      // thread (In-Reply-To or References) and keeps its subject; otherwise it starts a new thread.
+      const thread = account.messages.filter((message) => (message.threadId ?? message.id) === body.threadId);
+      const ids = `${parsed.headers['in-reply-to'] ?? ''} ${parsed.headers.references ?? ''}`;
+      const bareSubject = (subject: string) => decodeHeaderWords(subject).replace(/^(re|fwd?)\s*:\s*/gi, '').trim().toLowerCase();
+      const threaded = thread.some((message) => ids.includes(message.messageId ?? `<${message.id}@mail.example>`) && bareSubject(message.subject) === bareSubject(parsed.headers.subject ?? ''));
+      sentCount += 1;
+      const id = `sent${String(sentCount).padStart(8, '0')}`;
+      const threadId = threaded ? body.threadId! : `thread-sent-${sentCount}`;
+      sent.push({ id, account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
+      account.messages.push({
+        id, threadId, from: account.email, to: decodeHeaderWords(parsed.headers.to ?? ''), cc: parsed.headers.cc, subject: decodeHeaderWords(parsed.headers.subject ?? ''),
+        date: new Date().toISOString(), messageId: `<${id}@mail.example>`, labelIds: ['SENT'], text: parsed.body,
+      });
+      return sendJson(response, 200, { id, threadId, labelIds: ['SENT'] });
+    }
+    const draftPath = /^drafts\/([^/]+)$/.exec(rest);
+    if (request.method === 'GET' && draftPath) {
+      const draft = drafts.find((candidate) => candidate.id === decodeURIComponent(draftPath[1]!) && candidate.account === account.email);
+      if (!draft) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      const headers = Object.entries(draft.headers).map(([name, value]) => ({ name: name.replace(/(^|-)([a-z])/g, (_all, dash: string, letter: string) => dash + letter.toUpperCase()), value: decodeHeaderWords(value) }));
+      const message = { id: `draft-message-${draft.id.slice('r-draft-'.length)}`, threadId: draft.threadId, labelIds: ['DRAFT'], payload: { partId: '', mimeType: 'text/plain', filename: '', headers, body: { size: draft.body.length, data: base64Url(draft.body) } } };
+      return sendJson(response, 200, { id: draft.id, message });
+    }
+    if (request.method === 'POST' && rest === 'drafts/send') {
+      const body = JSON.parse(await readBody(request)) as { id?: string };
+      const index = drafts.findIndex((candidate) => candidate.id === body.id && candidate.account === account.email);
+      if (index < 0) return apiError(response, 404, 'Requested entity was not found.', 'notFound', 'NOT_FOUND');
+      const [draft] = drafts.splice(index, 1);
+      sentCount += 1;
+      const id = `sent${String(sentCount).padStart(8, '0')}`;
+      const threadId = draft!.threadId ?? `thread-sent-${sentCount}`;
+      sent.push({ ...draft!, id, threadId });
+      return sendJson(response, 200, { id, threadId, labelIds: ['SENT'] });
+    }
     if (request.method === 'POST' && rest === 'drafts') {
       const body = JSON.parse(await readBody(request)) as { message?: { raw?: string; threadId?: string } };
       const raw = body.message?.raw ?? '';
@@ -360,23 +496,121 @@ export async function startGoogleStandin() {
       const parsed = parseMime(mime);
       draftCount += 1;
       const threadId = body.message?.threadId;
-      drafts.push({ account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
+      drafts.push({ id: `r-draft-${draftCount}`, account: account.email, threadId, raw, mime, headers: parsed.headers, body: parsed.body });
       return sendJson(response, 200, { id: `r-draft-${draftCount}`, message: { id: `draft-message-${draftCount}`, threadId: threadId ?? `thread-${draftCount}`, labelIds: ['DRAFT'] } });
     }
     apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
   }
 
   const overlaps = (event: StandinEvent, start: number, end: number) => {
-    const eventStart = Date.parse(event.start.dateTime ?? `${event.start.date}T00:00:00Z`);
-    const eventEnd = Date.parse(event.end.dateTime ?? `${event.end.date}T00:00:00Z`);
+    const eventStart = Date.parse(event.start.dateTime ? instantOf(event.start)! : `${event.start.date}T00:00:00Z`);
+    const eventEnd = Date.parse(event.end.dateTime ? instantOf(event.end)! : `${event.end.date}T00:00:00Z`);
     return eventStart < end && eventEnd > start;
   };
 
+  /** The calendar a path names ("primary" or an id), or undefined after answering 404. */
+  function calendarNamed(account: StandinAccount, id: string, response: http.ServerResponse): StandinCalendar | undefined {
+    const wanted = decodeURIComponent(id);
+    const found = account.calendars.find((calendar) => (wanted === 'primary' ? calendar.primary : calendar.id === wanted));
+    if (!found) apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+    return found;
+  }
+
+  const inCalendar = (account: StandinAccount, calendar: StandinCalendar) => (event: StandinEvent) =>
+    (event.calendarId ?? account.calendars.find((candidate) => candidate.primary)?.id) === calendar.id;
+
+  /** Google reads a dateTime's own offset; one without needs the timeZone beside it. */
+  function instantOf(time: { dateTime?: string; timeZone?: string }): string | undefined {
+    const written = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::\d{2})?(Z|[+-]\d{2}:\d{2})?$/.exec(time.dateTime ?? '');
+    if (!written) return undefined;
+    if (written[4]) return new Date(time.dateTime!).toISOString();
+    if (!time.timeZone) return undefined;
+    const day = parseDay(written[1]!, { year: 2000, month: 1, day: 1 })!;
+    return zonedTime(day, Number(written[2]), Number(written[3]), time.timeZone).toISOString();
+  }
+
+  /** "dentist Tuesday 4pm": the little of Google's quick-add grammar the tests use (a weekday or "tomorrow", a time). */
+  function quickAddEvent(text: string, calendar: StandinCalendar): StandinEvent {
+    const zone = calendar.timeZone;
+    const today = dayOf(new Date(state.now ?? Date.now()), zone);
+    let day = today;
+    let minutes: number | undefined;
+    const words = text.split(/\s+/).filter((word) => {
+      const lower = word.toLowerCase();
+      const clock = /^(?:at)$/.test(lower) ? undefined : parseClock(lower.replace(/^(\d{1,2})$/, '$1:00'));
+      if (/\d/.test(lower) && clock !== undefined && minutes === undefined) {
+        minutes = clock;
+        return false;
+      }
+      if (lower === 'at' || lower === 'on') return false;
+      const named = /^[a-z]+$/.test(lower) && lower.length >= 3 ? parseDay(lower, today) : undefined;
+      if (named && lower !== 'to') {
+        day = named;
+        return false;
+      }
+      return true;
+    });
+    const summary = words.join(' ');
+    if (minutes === undefined) return { summary, start: { date: isoDate(day) }, end: { date: isoDate(addDays(day, 1)) } };
+    const start = zonedTime(day, Math.floor(minutes / 60), minutes % 60, zone);
+    return { summary, start: { dateTime: start.toISOString(), timeZone: zone }, end: { dateTime: new Date(start.getTime() + 3_600_000).toISOString(), timeZone: zone } };
+  }
+
+  const isoDate = (day: { year: number; month: number; day: number }) => `${day.year}-${String(day.month).padStart(2, '0')}-${String(day.day).padStart(2, '0')}`;
+
+  const eventResource = (event: StandinEvent, index: number) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event });
+
   async function handleCalendar(request: http.IncomingMessage, response: http.ServerResponse, url: URL, account: StandinAccount, rest: string): Promise<void> {
-    if (request.method === 'GET' && /^calendars\/[^/]+\/events$/.test(rest)) {
+    if (request.method === 'GET' && rest === 'users/me/calendarList') {
+      const items = account.calendars.map((calendar) => ({ kind: 'calendar#calendarListEntry', ...calendar }));
+      return sendJson(response, 200, { kind: 'calendar#calendarList', items });
+    }
+    const eventsPath = /^calendars\/([^/]+)\/events(\/quickAdd)?$/.exec(rest);
+    if (request.method === 'POST' && eventsPath) {
+      const calendar = calendarNamed(account, eventsPath[1]!, response);
+      if (!calendar) return;
+      if (calendar.accessRole !== 'owner' && calendar.accessRole !== 'writer') return apiError(response, 403, 'You need to have writer access to this calendar.', 'requiredAccessLevel', 'PERMISSION_DENIED');
+      let event: StandinEvent;
+      if (eventsPath[2]) {
+        event = quickAddEvent(url.searchParams.get('text') ?? '', calendar);
+      } else {
+        const body = JSON.parse(await readBody(request)) as StandinEvent;
+        if (!body.start || !body.end) return apiError(response, 400, 'Missing end time.', 'required', 'INVALID_ARGUMENT');
+        for (const time of [body.start, body.end]) {
+          if (time.date) continue;
+          if (instantOf(time) === undefined) return apiError(response, 400, 'Missing time zone definition for start time.', 'missingTimeZone', 'INVALID_ARGUMENT');
+        }
+        event = { ...body };
+      }
+      const id = `ev${crypto.randomBytes(8).toString('hex')}`;
+      const stored: StandinEvent = { ...event, id, calendarId: calendar.id };
+      account.events.push(stored);
+      inserted.push({ account: account.email, calendarId: calendar.id, sendUpdates: url.searchParams.get('sendUpdates') ?? undefined, event: stored });
+      return sendJson(response, 200, eventResource(stored, 0));
+    }
+    const onePath = /^calendars\/([^/]+)\/events\/([^/]+)$/.exec(rest);
+    if (onePath && (request.method === 'DELETE' || request.method === 'GET')) {
+      const calendar = calendarNamed(account, onePath[1]!, response);
+      if (!calendar) return;
+      const eventId = decodeURIComponent(onePath[2]!);
+      // A series' id stands for every occurrence, as Google deletes a recurring event whole.
+      const targets = account.events.filter(inCalendar(account, calendar)).filter((event) => event.id === eventId || (request.method === 'DELETE' && event.recurringEventId === eventId));
+      if (targets.length === 0) return apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+      if (request.method === 'GET') return sendJson(response, 200, eventResource(targets[0]!, 0));
+      account.events = account.events.filter((event) => !targets.includes(event));
+      deleted.push({ account: account.email, calendarId: calendar.id, eventId, sendUpdates: url.searchParams.get('sendUpdates') ?? undefined });
+      response.writeHead(204);
+      return void response.end();
+    }
+    if (request.method === 'GET' && eventsPath && !eventsPath[2]) {
+      const calendar = calendarNamed(account, eventsPath[1]!, response);
+      if (!calendar) return;
       const start = Date.parse(url.searchParams.get('timeMin') ?? '1970-01-01T00:00:00Z');
       const end = Date.parse(url.searchParams.get('timeMax') ?? '2100-01-01T00:00:00Z');
+      const text = url.searchParams.get('q')?.toLowerCase();
       const items = account.events
+        .filter(inCalendar(account, calendar))
+        .filter((event) => !text || `${event.summary} ${event.location ?? ''} ${event.description ?? ''}`.toLowerCase().includes(text))
         .filter((event) => overlaps(event, start, end))
         .sort((a, b) => Date.parse(a.start.dateTime ?? a.start.date!) - Date.parse(b.start.dateTime ?? b.start.date!))
         .map((event, index) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event }));
@@ -410,7 +644,7 @@ export async function startGoogleStandin() {
       const gmail = /^\/gmail\/v1\/users\/([^/]+)\/(.+)$/.exec(url.pathname);
       const calendar = /^\/calendar\/v3\/(.+)$/.exec(url.pathname);
       if (!gmail && !calendar) return apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
-      const account = authorizedAccount(request, response);
+      const account = authorizedAccount(request, response, url.pathname);
       apiRequests.push({ method: request.method ?? 'GET', path: url.pathname, account: account?.email });
       if (!account) return;
       if (state.apiFailure) {
@@ -442,6 +676,9 @@ export async function startGoogleStandin() {
     state,
     accounts,
     drafts,
+    sent,
+    inserted,
+    deleted,
     authorizations,
     tokenRequests,
     apiRequests,

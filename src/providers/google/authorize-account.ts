@@ -15,10 +15,22 @@ import type { CodeChallengeMethod } from 'google-auth-library';
 import type { GoogleServices } from './google-services.js';
 import type { StoredTokens } from './token-store.js';
 
-export const googleScopes = {
+/** What `--read-only` asks for: reading mail and the calendar, and saving drafts (Hearth before it could act). */
+export const readOnlyScopes = {
   'https://www.googleapis.com/auth/gmail.readonly': 'read and search mail',
-  'https://www.googleapis.com/auth/gmail.compose': 'save drafts',
+  'https://www.googleapis.com/auth/gmail.compose': 'save drafts and send mail',
   'https://www.googleapis.com/auth/calendar.readonly': 'read the calendar',
+};
+
+/**
+ * What Hearth asks for by default: also sorting mail (gmail.modify: trash, labels, read and
+ * unread; it does not allow deleting for good) and changing events (calendar.events, not the
+ * calendars themselves or their sharing).
+ */
+export const googleScopes: Record<string, string> = {
+  ...readOnlyScopes,
+  'https://www.googleapis.com/auth/gmail.modify': 'trash, label and mark mail',
+  'https://www.googleapis.com/auth/calendar.events': 'add, change and delete calendar events',
 };
 
 export interface AuthorizeOptions {
@@ -27,6 +39,8 @@ export interface AuthorizeOptions {
   port: number;
   /** The address the person means to authorize (pre-fills Google's account chooser). */
   loginHint?: string;
+  /** Ask only for reading (and drafts): an assistant that cannot act. */
+  readOnly?: boolean;
   /** Where a pasted address may come from (stdin); absent or closed is fine. */
   input?: NodeJS.ReadableStream;
   print: (text: string) => void;
@@ -66,6 +80,7 @@ export function readRedirect(text: string): { code?: string; state?: string; err
 
 export async function authorizeAccount(options: AuthorizeOptions): Promise<AuthorizeResult> {
   const { google, print } = options;
+  const wanted = options.readOnly ? readOnlyScopes : googleScopes;
   const state = crypto.randomBytes(24).toString('base64url');
   let settle: (answer: Answer) => void = () => {};
   const answered = new Promise<Answer>((resolve) => (settle = resolve));
@@ -115,7 +130,9 @@ export async function authorizeAccount(options: AuthorizeOptions): Promise<Autho
     const url = client.generateAuthUrl({
       access_type: 'offline',
       prompt: 'consent',
-      scope: Object.keys(googleScopes),
+      scope: Object.keys(wanted),
+      // Incremental authorization: scopes granted before stay granted beside the new ones.
+      include_granted_scopes: true,
       state,
       code_challenge: codeChallenge,
       code_challenge_method: 'S256' as CodeChallengeMethod,
@@ -170,7 +187,7 @@ export async function authorizeAccount(options: AuthorizeOptions): Promise<Autho
     if (!account) throw new AuthorizationError('Google did not say which address this account has.');
 
     const granted = new Set((tokens.scope ?? '').split(/\s+/));
-    const missingScopes = Object.keys(googleScopes).filter((scope) => !granted.has(scope));
+    const missingScopes = Object.keys(wanted).filter((scope) => !granted.has(scope));
     const stored: StoredTokens = { ...tokens };
     google.tokens.write(account, stored);
     return { account, missingScopes, tokens: stored };

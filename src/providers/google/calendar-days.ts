@@ -47,7 +47,7 @@ export function isTimeZone(timeZone: string): boolean {
 }
 
 /** Minutes the zone is ahead of UTC at this instant. */
-function offsetMinutes(instant: Date, timeZone: string): number {
+export function offsetMinutes(instant: Date, timeZone: string): number {
   const parts = zonedParts(instant, timeZone);
   const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
   return Math.round((asUtc - Math.floor(instant.getTime() / 1000) * 1000) / 60_000);
@@ -257,3 +257,15 @@ export function parseDuration(text: string): number | undefined {
 export function formatDateTime(instant: Date, timeZone: string): string {
   return `${formatDay(dayOf(instant, timeZone))} ${formatClock(instant, timeZone)}`;
 }
+
+/** RFC 3339 with the zone's offset at that instant: "2027-04-02T13:00:00+02:00", as Calendar takes it. */
+export function zonedIso(instant: Date, timeZone: string): string {
+  const { year, month, day, hour, minute } = zonedParts(instant, timeZone);
+  const offset = offsetMinutes(instant, timeZone);
+  const two = (value: number) => String(value).padStart(2, '0');
+  const sign = offset < 0 ? '-' : '+';
+  return `${year}-${two(month)}-${two(day)}T${two(hour)}:${two(minute)}:00${sign}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+}
+
+/** "2026-11-27", as an all-day event's date. */
+export const isoDay = (day: CalendarDay): string => `${day.year}-${String(day.month).padStart(2, '0')}-${String(day.day).padStart(2, '0')}`;

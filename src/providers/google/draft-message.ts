@@ -37,12 +37,17 @@ export function encodeHeaderWords(value: string): string {
   return words.map((word) => `=?UTF-8?B?${Buffer.from(word).toString('base64')}?=`).join(' ');
 }
 
-/** "Ana Núñez <ana@x.org>, bob@y.org" with non-ASCII display names encoded. */
-export function encodeAddressList(value: string): string {
+/** The entries of an address list ("Ana, Núñez" <ana@x.org>, bob@y.org), commas inside quotes kept. */
+export function splitAddressList(value: string): string[] {
   return oneLine(value)
     .split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)
     .map((entry) => entry.trim())
-    .filter(Boolean)
+    .filter(Boolean);
+}
+
+/** "Ana Núñez <ana@x.org>, bob@y.org" with non-ASCII display names encoded. */
+export function encodeAddressList(value: string): string {
+  return splitAddressList(value)
     .map((entry) => {
       const match = /^(.*?)\s*<([^<>]+)>$/.exec(entry);
       if (!match || isAscii(match[1]!)) return entry;

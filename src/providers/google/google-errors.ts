@@ -62,6 +62,8 @@ export interface ExplainOptions {
   notFound?: string;
   /** What the failed call was for, used in generic messages ("Gmail", "Calendar"). */
   service?: string;
+  /** What the call does, for a refusal for want of a scope: "send mail", "add events to the calendar". */
+  needs?: string;
 }
 
 /**
@@ -87,6 +89,8 @@ export function explainGoogleFailure(error: unknown, options: ExplainOptions): u
     return new ToolError(`${service} usage limit reached for ${account} (Google said: ${facts.message}). Wait a minute and try again, with fewer or narrower requests.`);
   }
   if (facts.status === 403 && (reasons.has('insufficientPermissions') || reasons.has('ACCESS_TOKEN_SCOPE_INSUFFICIENT') || (reasons.has('PERMISSION_DENIED') && /scope/i.test(facts.message)))) {
+    // Authorized before Hearth could act (or with boxes unticked): one line naming the command that grants it.
+    if (options.needs) return new ToolError(`${account} has not allowed Hearth to ${options.needs}: run \`${reauthorizeCommand(account)}\` on the Hearth computer to grant it.`);
     return new ToolError(reauthorizeMessage(account, `${account} did not grant Hearth access to ${service} (a box was left unticked on Google's consent screen).`));
   }
   if (facts.status === 403 && (reasons.has('accessNotConfigured') || reasons.has('SERVICE_DISABLED'))) {

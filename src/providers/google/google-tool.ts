@@ -1,4 +1,4 @@
-import { Tool } from '../../engine/tools/tool.js';
+import { Tool, type ApprovalNeed } from '../../engine/tools/tool.js';
 import { noGoogleAccountMessage } from './google-services.js';
 
 /** What a Gmail or Calendar call's card says when no account is connected: words for the person, not the model. */
@@ -17,5 +17,20 @@ export abstract class GoogleTool extends Tool.using('google') {
   /** A call that failed for want of an account says so in the person's words; its result was written for the model. */
   override explainFailure(result: string): string | undefined {
     return result.includes(noGoogleAccountMessage) ? noGoogleAccountReason : undefined;
+  }
+
+  /**
+   * Always asks, showing what the call will do (the lines `preview` makes, from the same plan
+   * `run` carries out). When the plan cannot be made (a wrong date, Google unreachable) it still
+   * asks, saying why: a write never runs unasked because looking ahead failed.
+   */
+  protected async askShowing(preview: (signal: AbortSignal) => Promise<string[]>): Promise<ApprovalNeed> {
+    try {
+      const lines = await preview(AbortSignal.timeout(Math.min(this.timeoutMs, 15_000)));
+      return { ask: true, preview: lines.join('\n') };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { ask: true, preview: `Could not prepare this: ${reason.split('\n')[0]!.slice(0, 300)}` };
+    }
   }
 }

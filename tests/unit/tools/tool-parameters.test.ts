@@ -40,6 +40,33 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ reply_to: '18c2f0a1b2c3d4e5', body: "We'll come." }, /as a reply in the thread of message 18c2f0a1b2c3d4e5 .*Subject: Re: Trip on Friday/],
   ],
   list_email_accounts: [[{}, /^Authorized Google accounts:\n- sam@example\.com$/]],
+  create_event: [
+    [
+      { title: 'Lunch', start: '2026-11-27 13:00', end: '14:00', location: 'Café', description: 'Bring cake', guests: 'bo@example.com', reminders: '10 min', calendar: 'primary', account },
+      /^Event saved \(id [^)]+\): Lunch\nWhen: Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\n.*\nWhere: Café\nGuests .*: bo@example\.com\nReminders: 10 min before\nNotes: Bring cake$/,
+    ],
+    [{ title: 'Trip', start: '2026-11-28 09:00', duration: '2 days', all_day: true }, /When: Sat 28 Nov 2026 – Sun 29 Nov 2026, all day/],
+  ],
+  send_email: [[{ to: 'anna@example.com', cc: 'bo@example.com', subject: 'Saturday', body: 'See you at 10!', account }, /^Sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/]],
+  reply_email: [
+    [
+      { reply_to: '18c2f0a1b2c3d4e5', reply_all: true, body: "We'll come.", to: 'office@school.example', cc: 'bo@example.com', account },
+      /^Reply sent from sam@example\.com in the thread of the message \(message id sent\d+\)\. To: office@school\.example \| Cc: bo@example\.com \| Subject: Re: Trip on Friday$/,
+    ],
+  ],
+  list_labels: [[{ account }, /^Labels of sam@example\.com:\n- School$/]],
+  list_calendars: [[{ account }, /^Calendars of sam@example\.com:\n- sam@example\.com \(main\), Europe\/Paris$/]],
+  sort_email: [
+    [{ action: 'add_label', label: 'School', ids: '18c2f0a1b2c3d4e6', account }, /^Add the label "School": 1 message done\.\n18c2f0a1b2c3d4e6 \| "Winter tips" from Garden News/],
+  ],
+  delete_event: [
+    [{ title: 'Lunch', date: '2026-11-27', which: 'this', calendar: 'primary', account }, /^Deleted "Lunch" \(Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\) from sam@example\.com\.$/],
+    [{ id: 'party1' }, /^Deleted "Party" /],
+  ],
+  forward_email: [[{ forward: '18c2f0a1b2c3d4e5', to: 'anna@example.com', cc: 'bo@example.com', body: 'FYI', account }, /^Forwarded from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Fwd: Trip on Friday$/]],
+  // The draft create_draft saved above (tools run in file order: create-draft before send-draft).
+  send_draft: [[{ id: 'r-draft-1', account }, /^Draft r-draft-1 sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/]],
+  quick_add_event: [[{ text: 'Dentist tuesday 4pm', calendar: 'primary', account }, /^Event saved \(id [^)]+\): Dentist\nWhen: Tue 24 Nov 2026, 16:00–17:00 \(Europe\/Paris\)/]],
   list_events: [
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
     [{ date: '2026-11-25', to: '2026-11-26' }, /^Events Wed 25 Nov 2026 – Thu 26 Nov 2026 /],
@@ -63,6 +90,15 @@ const refused: Record<string, Record<string, unknown>> = {
   search_emails: { max: 26 },
   read_email: { id: 'not an id!' },
   create_draft: { to: 'anna@example.com' },
+  create_event: { title: 'No start' },
+  quick_add_event: { text: 3 },
+  send_email: { body: 'No recipient' },
+  delete_event: { which: 'this' },
+  send_draft: { id: 'has spaces' },
+  forward_email: { forward: '18c2f0a1b2c3d4e5', body: 'no recipient' },
+  sort_email: { action: 'delete_forever', ids: '18c2f0a1b2c3d4e6' },
+  list_labels: { account: 'not an address' },
+  reply_email: { reply_to: 'not an id!', body: 'x' },
   list_events: { days: 0 },
   find_tools: { query: 3 },
   memory_update: { content: 'x', extra: true },
@@ -84,6 +120,8 @@ test('every tool\'s parameters are valid JSON Schema that its real arguments fit
     database.close();
     fs.rmSync(directory, { recursive: true, force: true });
   });
+  // delete_event finds one by id; its other row deletes the lunch create_event saved.
+  google.standin.accounts.get(account)!.events.push({ id: 'party1', summary: 'Party', start: { date: '2026-12-05' }, end: { date: '2026-12-06' } });
   const registry = await loadTools(toolsFolder, google.services);
   registry.add(new FindToolsTool(google.services, registry));
   const memory = createMemoryFile({ file: path.join(directory, 'memory.md'), maxBytes: 2048, database });

@@ -45,6 +45,7 @@ const freeTime = [
 const twoAccounts = ['2 messages for "invoice" in a@example.com, newest first:', 'x | d | f | s', 'y | d | f | s', '', 'No messages match "invoice" in b@example.com.'].join('\n');
 const email = ['Account: sam@example.com', 'Id: 18c2f0a1b2c3d4e5', 'Date: Fri 20 Nov 2026 08:15', 'From: School <office@school.example>', 'To: sam@example.com', 'Subject: Trip on Friday', '', 'Dear parents,'].join('\n');
 const draft = 'Draft saved in sam@example.com (draft id r-1); it was NOT sent. To: anna@example.com | Subject: Saturday. The person can review and send it from Gmail\'s Drafts.';
+const savedEvent = 'Event saved (id ev1): Lunch with Sam\nWhen: Fri 27 Nov 2026, 13:00–14:00 (Europe/Paris)\nCalendar: main calendar of sam@example.com';
 
 // [tool, status, result, the headline a person reads]
 const cards: [string, Status, string, string][] = [
@@ -73,6 +74,21 @@ const cards: [string, Status, string, string][] = [
   ['list_events', 'running', '', 'Checking your calendar…'],
   ['list_events', 'done', events, 'Checked your calendar — 2 events'],
   ['list_events', 'done', 'Events today (times in Europe/Paris) in sam@example.com:\nNo events.', 'Checked your calendar — no events'],
+  ['create_event', 'awaiting-approval', '', 'Wants to add an event to your calendar — allow?'],
+  ['create_event', 'done', savedEvent, 'Added an event to your calendar — Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00'],
+  ['quick_add_event', 'done', `${savedEvent}\nGoogle read this from "lunch with Sam friday 1pm"; if it is not what the person meant, it can be changed or deleted.`, 'Added an event to your calendar — Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00'],
+  ['send_email', 'awaiting-approval', '', 'Wants to send an email — allow?'],
+  ['send_email', 'done', 'Sent from sam@example.com (message id s1). To: anna@example.com | Subject: Saturday', 'Sent an email — to anna@example.com'],
+  ['reply_email', 'done', 'Reply sent from sam@example.com in the thread of the message (message id s2). To: School <office@school.example> | Cc: bo@example.com | Subject: Re: Trip', 'Sent a reply — to School <office@school.example>'],
+  ['delete_event', 'done', 'Deleted every time of "Yoga" (Tue 24 Nov 2026, 18:00–19:00 (Europe/Paris)) from Family.', 'Deleted an event from your calendar — Yoga, every time'],
+  ['delete_event', 'done', 'Deleted "Dentist" (Tue 24 Nov 2026, 16:00–17:00 (Europe/Paris)) from sam@example.com.', 'Deleted an event from your calendar — Dentist, Tue 24 Nov 2026'],
+  ['send_draft', 'done', 'Draft r-1 sent from sam@example.com (message id s3). To: anna@example.com | Subject: Saturday', 'Sent a draft — to anna@example.com'],
+  ['forward_email', 'done', 'Forwarded from sam@example.com (message id s4). To: anna@example.com | Subject: Fwd: Invoice', 'Forwarded an email — to anna@example.com'],
+  ['sort_email', 'awaiting-approval', '', 'Wants to sort your email — allow?'],
+  ['sort_email', 'done', 'Move to the trash (recoverable from Gmail\'s Trash for 30 days): 2 messages done.\na | x\nb | y', 'Sorted your email — 2 messages to the trash'],
+  ['sort_email', 'done', 'Add the label "School": 1 message done.\na | x', 'Sorted your email — 1 message labelled'],
+  ['list_labels', 'done', 'Labels of sam@example.com:\n- School\n- Taxes', 'Listed your email labels — 2 labels'],
+  ['list_calendars', 'done', 'Calendars of sam@example.com:\n- sam@example.com (main), Europe/Paris', 'Listed your calendars — 1 calendar'],
   ['find_free_time', 'done', freeTime, 'Looked for free time in your calendar — 3 free slots'],
   ['find_free_time', 'failed', 'Error from find_free_time: stopped by the person', 'Stopped — looking for free time in your calendar was cut short'],
   ['memory_update', 'awaiting-approval', '', 'Wants to update your memory — allow?'],
@@ -100,7 +116,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 12);
+  assert.equal(tools.length, 22);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
@@ -124,4 +140,9 @@ test('the approval card asks in the tool\'s words, and offers "Always allow" onl
   assert.equal(draftCard.approvalQuestion, '');
   assert.equal(draftCard.canAlwaysAllow, true);
   assert.equal(toToolCallView(call('gone.tool'), undefined).canAlwaysAllow, true, 'a tool no longer installed keeps the box');
+  for (const name of ['send_email', 'reply_email', 'send_draft', 'forward_email']) {
+    const card = toToolCallView(call(name), registry.named(name));
+    assert.equal(card.canAlwaysAllow, false, `${name}: sending always asks`);
+    assert.equal(card.approvalQuestion, 'Once sent, it cannot be called back.');
+  }
 });
