@@ -68,10 +68,17 @@ async function promptSizes(registry: ToolRegistry) {
 test('the built-in tools all offered (as with a Google account connected): what each mode sends for them', async (t) => {
   const registry = await registryWith(0);
   const inlineList = registry.all.map((tool) => describeTool(tool)).join('\n');
-  const specs = chooseNativeTools({ offered: registry.all }).specs;
+  const choice = chooseNativeTools({ offered: registry.all });
+  const specs = choice.specs;
   const schemas = JSON.stringify(toOllamaTools(specs));
   t.diagnostic(`${registry.all.length} built-in tools: inline list ${inlineList.length} chars ≈ ${tokens(inlineList)} tokens; native schemas (${specs.length} sent) ${schemas.length} chars ≈ ${tokens(schemas)} tokens`);
-  assert.equal(specs.length, registry.all.length, 'all built-in tools fit the native budget');
+  // With Google's and the web's tools there are more than the budget holds: those sent fit it, and
+  // every other one is named for find_tools, so none is out of reach.
+  assert.ok(tokens(schemas) <= defaultNativeToolBudgetTokens, `schemas ${tokens(schemas)} tokens`);
+  const sent = new Set(specs.map((spec) => spec.name));
+  for (const tool of registry.all) {
+    assert.ok(sent.has(tool.name) || choice.promptText.includes(tool.name), `${tool.name} is sent or named`);
+  }
 });
 
 test('prompt size per mode, for the built-in tools and with 60 MCP tools: bounded in both', async (t) => {
