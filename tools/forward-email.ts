@@ -1,4 +1,4 @@
-import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { MailSendingTool } from '../src/providers/google/google-tool.js';
 import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import type { DraftContent } from '../src/providers/google/draft-message.js';
 import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
@@ -10,7 +10,7 @@ import { pick } from '../src/providers/google/tool-input.js';
 const headerKeys = ['forward', 'id', 'message_id', 'to', 'cc', 'account'];
 
 /** Forwards a message's text (not its attachments), with a note. Always asks, showing the whole message. */
-export default class ForwardEmailTool extends GoogleTool {
+export default class ForwardEmailTool extends MailSendingTool {
   readonly name = 'forward_email';
   override readonly source = 'Google: Gmail';
   readonly description =
@@ -29,14 +29,6 @@ export default class ForwardEmailTool extends GoogleTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Forwarding an email', done: 'Forwarded an email', act: 'forward an email', asks: 'Once sent, it cannot be called back.' };
-  override readonly timeoutMs = 30_000;
-  override readonly actsOnWorld = true;
-  override readonly canAlwaysAllow = false;
-
-  override summarize(result: string): string | undefined {
-    return / To: (.*?) \| Subject: /.exec(result)?.[1]?.replace(/^/, 'to ');
-  }
-
   override async approvalFor(params: string): Promise<ApprovalNeed> {
     return this.askShowing(async (signal) => {
       const { account, draft } = await this.compose(params, signal);

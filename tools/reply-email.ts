@@ -1,4 +1,4 @@
-import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { MailSendingTool } from '../src/providers/google/google-tool.js';
 import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { readMailInput } from '../src/providers/google/mail-input.js';
@@ -10,7 +10,7 @@ const headerKeys = ['reply_to', 'id', 'message_id', 'reply_all', 'to', 'cc', 'ac
 const example = "reply_to: 18c2f0a1b2c3d4e5\nbody: Thank you, we'll be there.";
 
 /** Sends a reply in the message's thread (to the sender, or to everyone). Always asks, showing the whole reply. */
-export default class ReplyEmailTool extends GoogleTool {
+export default class ReplyEmailTool extends MailSendingTool {
   readonly name = 'reply_email';
   override readonly source = 'Google: Gmail';
   readonly description =
@@ -30,14 +30,6 @@ export default class ReplyEmailTool extends GoogleTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Sending a reply', done: 'Sent a reply', act: 'send a reply', asks: 'Once sent, it cannot be called back.' };
-  override readonly timeoutMs = 30_000;
-  override readonly actsOnWorld = true;
-  override readonly canAlwaysAllow = false;
-
-  override summarize(result: string): string | undefined {
-    return / To: (.*?) (?:\| Cc: .*? )?\| Subject: /.exec(result)?.[1]?.replace(/^/, 'to ');
-  }
-
   override async approvalFor(params: string): Promise<ApprovalNeed> {
     return this.askShowing(async (signal) => {
       const reply = await this.compose(params, signal);

@@ -1,4 +1,4 @@
-import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { MailSendingTool } from '../src/providers/google/google-tool.js';
 import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import type { DraftContent } from '../src/providers/google/draft-message.js';
 import { headerValue, messageBodyText } from '../src/providers/google/gmail-message.js';
@@ -8,7 +8,7 @@ import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 const draftIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Sends a saved Gmail draft by its id. Always asks, showing the whole draft as Gmail holds it. */
-export default class SendDraftTool extends GoogleTool {
+export default class SendDraftTool extends MailSendingTool {
   readonly name = 'send_draft';
   override readonly source = 'Google: Gmail';
   readonly description = 'Send a saved Gmail draft by its draft id (create_draft says it); the person sees the whole draft and says yes first. Optional account.';
@@ -23,14 +23,6 @@ export default class SendDraftTool extends GoogleTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Sending a draft', done: 'Sent a draft', act: 'send a draft', asks: 'Once sent, it cannot be called back.' };
-  override readonly timeoutMs = 30_000;
-  override readonly actsOnWorld = true;
-  override readonly canAlwaysAllow = false;
-
-  override summarize(result: string): string | undefined {
-    return / To: (.*?) \| Subject: /.exec(result)?.[1]?.replace(/^/, 'to ');
-  }
-
   override async approvalFor(params: string): Promise<ApprovalNeed> {
     return this.askShowing(async (signal) => {
       const { account, draft } = await this.read(params, signal);

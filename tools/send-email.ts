@@ -1,4 +1,4 @@
-import { GoogleTool } from '../src/providers/google/google-tool.js';
+import { MailSendingTool } from '../src/providers/google/google-tool.js';
 import { type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import type { DraftContent } from '../src/providers/google/draft-message.js';
 import { readMailInput } from '../src/providers/google/mail-input.js';
@@ -9,7 +9,7 @@ const headerKeys = ['to', 'cc', 'subject', 'account'];
 const example = 'to: anna@example.com\nsubject: Saturday\nbody: See you at 10!';
 
 /** Sends a new e-mail. Always asks, showing the whole message; "Always allow" never skips it. */
-export default class SendEmailTool extends GoogleTool {
+export default class SendEmailTool extends MailSendingTool {
   readonly name = 'send_email';
   override readonly source = 'Google: Gmail';
   readonly description =
@@ -28,14 +28,6 @@ export default class SendEmailTool extends GoogleTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Sending an email', done: 'Sent an email', act: 'send an email', asks: 'Once sent, it cannot be called back.' };
-  override readonly timeoutMs = 30_000;
-  override readonly actsOnWorld = true;
-  override readonly canAlwaysAllow = false;
-
-  override summarize(result: string): string | undefined {
-    return / To: (.*?) \| Subject: /.exec(result)?.[1]?.replace(/^/, 'to ');
-  }
-
   override async approvalFor(params: string): Promise<ApprovalNeed> {
     return this.askShowing(async () => {
       const { account, draft } = this.compose(params);

@@ -34,3 +34,17 @@ export abstract class GoogleTool extends Tool.using('google') {
     }
   }
 }
+
+/**
+ * A tool that sends mail: it always asks, "Always allow" is never offered (a sent message cannot
+ * be called back), and its card sums up whom it went to. Its result says "To: … | Subject: …" (a reply may add "| Cc: …").
+ */
+export abstract class MailSendingTool extends GoogleTool {
+  override readonly timeoutMs = 30_000;
+  override readonly actsOnWorld = true;
+  override readonly canAlwaysAllow = false;
+
+  override summarize(result: string): string | undefined {
+    return / To: (.*?) (?:\| Cc: .*? )?\| Subject: /.exec(result)?.[1]?.replace(/^/, 'to ');
+  }
+}
