@@ -1,7 +1,7 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
 import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { chooseCalendar } from '../src/providers/google/calendar-choice.js';
-import { describeEvent, planEvent, type EventPlan } from '../src/providers/google/calendar-event.js';
+import { describeEvent, summarizeSavedEvent, planEvent, type EventPlan } from '../src/providers/google/calendar-event.js';
 import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 
 const keys = ['title', 'summary', 'name', 'start', 'when', 'date', 'end', 'duration', 'all_day', 'location', 'where', 'description', 'notes', 'guests', 'attendees', 'reminders', 'calendar', 'account'];
@@ -38,10 +38,8 @@ export default class CreateEventTool extends GoogleTool {
   override readonly timeoutMs = 30_000;
   override readonly actsOnWorld = true;
 
-  /** "Event saved: Lunch with Sam\nWhen: Fri 27 Nov 2026, 13:00–14:00 (…)" → "Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00". */
   override summarize(result: string): string | undefined {
-    const match = /^Event saved[^:]*: (.*)\nWhen: (.*?)(?: \(.*\))?$/m.exec(result);
-    return match ? `${match[1]!.slice(0, 60)}, ${match[2]}` : undefined;
+    return summarizeSavedEvent(result);
   }
 
   override async approvalFor(params: string): Promise<ApprovalNeed> {

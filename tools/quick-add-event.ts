@@ -1,7 +1,7 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
 import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { calendarLabel, chooseCalendar, type ChosenCalendar } from '../src/providers/google/calendar-choice.js';
-import { describeEvent } from '../src/providers/google/calendar-event.js';
+import { describeEvent, summarizeSavedEvent } from '../src/providers/google/calendar-event.js';
 import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 
 /**
@@ -30,8 +30,7 @@ export default class QuickAddEventTool extends GoogleTool {
   override readonly actsOnWorld = true;
 
   override summarize(result: string): string | undefined {
-    const match = /^Event saved[^:]*: (.*)\nWhen: (.*?)(?: \(.*\))?$/m.exec(result);
-    return match ? `${match[1]!.slice(0, 60)}, ${match[2]}` : undefined;
+    return summarizeSavedEvent(result);
   }
 
   override async approvalFor(params: string): Promise<ApprovalNeed> {

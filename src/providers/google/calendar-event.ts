@@ -189,3 +189,9 @@ export function describeEvent(event: CalendarEvent, calendar: ChosenCalendar): s
   }
   return lines;
 }
+
+/** A saved event's card line: "Event saved: Lunch with Sam\nWhen: Fri 27 Nov 2026, 13:00–14:00 (…)" → "Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00". */
+export function summarizeSavedEvent(result: string): string | undefined {
+  const match = /^Event saved[^:]*: (.*)\nWhen: (.*?)(?: \(.*\))?$/m.exec(result);
+  return match ? `${match[1]!.slice(0, 60)}, ${match[2]}` : undefined;
+}
