@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, type ToolLink, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { field, parseToolParams } from '../src/engine/tools/tool-params.js';
 import { webOffReason } from '../src/providers/web/web-off.js';
 
@@ -31,6 +31,14 @@ export default class ReadWebPageTool extends Tool.using('web') {
   override summarize(result: string): string | undefined {
     const title = /^Title: (.+)$/m.exec(result)?.[1];
     return title === undefined ? undefined : `“${title.length > 80 ? `${title.slice(0, 79)}…` : title}”`;
+  }
+
+  /** The page it read, by its title and final address (the result's first two lines). */
+  override links(result: string): ToolLink[] {
+    const page = /^Title: (.*)\nAddress: (\S+)(?:\n|$)/.exec(result.slice(0, 4000));
+    if (!page) return [];
+    const title = page[1]!.trim();
+    return [{ href: page[2]!, title: title === '(none)' || title === '' ? page[2]! : title }];
   }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {

@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, type ToolLink, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { field, parseToolParams } from '../src/engine/tools/tool-params.js';
 import { webOffReason } from '../src/providers/web/web-off.js';
 
@@ -26,6 +26,16 @@ export default class WebSearchTool extends Tool.using('web') {
   override summarize(result: string): string | undefined {
     const count = result.match(/^\d+\. /gm)?.length ?? 0;
     return count === 0 ? undefined : `${count} result${count === 1 ? '' : 's'}`;
+  }
+
+  /** Its results, by title and address, at most five. */
+  override links(result: string): ToolLink[] {
+    const links: ToolLink[] = [];
+    for (const [, title, href] of result.matchAll(/^\d+\. (.*)\n {3}(\S+)$/gm)) {
+      links.push({ href: href!, title: title! });
+      if (links.length === 5) break;
+    }
+    return links;
   }
 
   async run(raw: string, context: ToolRunContext): Promise<string> {

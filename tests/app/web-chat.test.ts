@@ -90,3 +90,33 @@ test('a page inside the house is refused on its card and to the model, and nothi
   assert.ok(!pages.requested.includes('/article'), 'the page server was never asked');
   assert.ok(socket.messages.some((message) => String(message.content ?? '').includes('Could not read a web page: Not read: 127.0.0.1 is this computer (loopback).')));
 });
+
+test('the cards link the pages found and read, over the socket and the same after a reload', async (t) => {
+  const { socket, standin, turnFinished, app, cookies, pages } = await startWebChat(t);
+  const address = `${pages.origin}/article`;
+  standin.enqueue(reply('[TOOL:web_search]hedgehogs in gardens[/TOOL]'), reply(`[TOOL:read_web_page]${address}[/TOOL]`), reply(`See ${address}.`));
+  socket.send({ type: 'send', message: 'What does this page say about hedgehogs?' });
+  await turnFinished();
+
+  /** The links list of the card of call `id`, in the last socket message that carried it. */
+  const linksIn = (html: string, id: number) => {
+    const card = html.slice(html.indexOf(`id="tool-call-${id}"`));
+    return /<ul class="tool-call-links"[\s\S]*?<\/ul>/.exec(card.slice(0, card.indexOf('</details>')))?.[0];
+  };
+  const live = (id: number) => linksIn(String(socket.messages.findLast((message) => String(message.content ?? '').includes(`id="tool-call-${id}"`))!.content), id);
+  const searchLinks = live(1)!;
+  assert.deepEqual(
+    [...searchLinks.matchAll(/<a class="tool-call-link" href="([^"]+)" target="_blank" rel="noopener noreferrer"><span class="tool-call-link-title">([^<]+)</g)].map((match) => [match[1], match[2]]),
+    [
+      ['https://hedgehogs.example/highways', 'Hedgehog highways – a guide'],
+      ['https://count.example/2026', 'Counting hedgehogs'],
+    ],
+  );
+  const readLinks = live(2)!;
+  assert.match(readLinks, new RegExp(`<a class="tool-call-link" href="${address.replace(/[.]/g, '\\.')}" target="_blank" rel="noopener noreferrer"><span class="tool-call-link-title">Hedgehogs return to city gardens</span>`));
+
+  const page = await app.inject({ url: '/c/1', headers: { cookie: cookies } });
+  assert.equal(page.statusCode, 200);
+  assert.equal(linksIn(page.body, 1), searchLinks, 'the search card links the same after a reload');
+  assert.equal(linksIn(page.body, 2), readLinks, 'the page card links the same after a reload');
+});

@@ -81,6 +81,15 @@ export function wordsFor(name: string, tool?: Pick<Tool, 'words'>): ToolWords {
 /** How the model calls a tool: by name (`[TOOL:name]` and the other call formats), or with a tag of its own the scanner knows. */
 export type CallTag = ScannedTag['kind'];
 
+/** A link a finished call's card shows: a page it read or found. The card keeps http(s) ones only and escapes the title. */
+export interface ToolLink {
+  href: string;
+  title: string;
+}
+
+/** At most this many links on one card. */
+export const maxCardLinks = 5;
+
 /** What the calls of one reply share; a provider adds what its tools keep per reply by declaration merging. */
 export interface TurnState {
   /** The model can see pictures: tools may return them (ToolOutput.images). */
@@ -239,6 +248,14 @@ export abstract class Tool<Needs extends ServiceName = never> {
   /** What a finished call found, in a few words from its result ("3 results", "6 * 7 = 42"); undefined when there is nothing to add. */
   summarize(_result: string): string | undefined {
     return undefined;
+  }
+
+  /**
+   * The pages a finished call is about, read from its own stored result (a page read, search
+   * results), shown on its card as links; none by default. Outside text: the card checks each.
+   */
+  links(_result: string): ToolLink[] {
+    return [];
   }
 
   /** `params` is the raw text between the tags; parse it with parseToolParams. */

@@ -6,6 +6,7 @@ import type { Conversation, MessageStatus, SearchHit, StoredMessage } from '../.
 import type { StoredToolCall, ToolCallStatus } from '../../storage/tool-call-store.js';
 import type { Tool } from '../../engine/tools/tool.js';
 import { describeToolCall } from './tool-card-headline.js';
+import { linksForCard, type CardLink } from './tool-card-links.js';
 import type { StoredAttachment } from '../../storage/attachment-store.js';
 import { plainNotice, readStoredError, type ErrorNotice } from '../../replies/error-notice.js';
 import type { ModelPicker } from './model-picker.js';
@@ -73,6 +74,8 @@ export interface ToolCallView {
   approvalQuestion: string;
   /** False for a tool that must always ask: the card offers no "Always allow". */
   canAlwaysAllow: boolean;
+  /** The pages a finished call read or found, as links (http(s) only; opened in a new tab, no referrer). */
+  links: CardLink[];
 }
 
 /** Finds the tool that made a recorded call, by its name (undefined when it is no longer installed). */
@@ -97,6 +100,7 @@ export function toToolCallView(call: StoredToolCall, tool: Tool | undefined): To
       .map((line) => ({ kind: line.startsWith('+ ') ? 'added' : line.startsWith('- ') ? 'removed' : 'kept', text: line })),
     approvalQuestion: tool?.words?.asks ?? '',
     canAlwaysAllow: tool?.canAlwaysAllow ?? true,
+    links: linksForCard(call, tool),
   };
 }
 
