@@ -3,10 +3,10 @@
  * http(s) addresses only and escapes every title, and a tool without links shows none.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../../../src/config/config.js';
+import { projectRoot } from '../../../../src/config/project-root.js';
 import { Tool, type ToolLink } from '../../../../src/engine/tools/tool.js';
 import { webServicesFromConfig } from '../../../../src/providers/web/web-services.js';
 import type { StoredToolCall } from '../../../../src/storage/tool-call-store.js';
@@ -20,7 +20,7 @@ const config = loadConfig({ WEB: 'off' });
 const services = { config, logger: pino({ level: 'silent' }), now: () => new Date(), web: webServicesFromConfig(config) };
 const readPage = new ReadWebPageTool(services);
 const search = new WebSearchTool(services);
-const view = createChatView(createTemplates(path.resolve(import.meta.dirname, '../../../..')));
+const view = createChatView(createTemplates(projectRoot));
 
 /** A tool with the default hook. */
 class PlainTool extends Tool {
