@@ -15,7 +15,7 @@ const root = projectRoot;
 
 const layerRules: LayerRules = {
   layers: [
-    { rank: 0, name: 'base', folders: ['src/config'] },
+    { rank: 0, name: 'base', folders: ['src/config', 'src/threads'] },
     { rank: 1, name: 'storage', folders: ['src/storage', 'src/storage/backup'] },
     { rank: 2, name: 'engine', folders: ['src/engine/llm', 'src/engine/markdown', 'src/engine/tools'] },
     { rank: 3, name: 'providers', folders: ['src/providers/google', 'src/providers/mcp', 'src/providers/memory', 'src/providers/photos', 'src/providers/web', 'tools'] },

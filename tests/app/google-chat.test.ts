@@ -4,21 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import type { RecordedChatRequest, ScriptedReply } from '../support/ollama-standin.js';
-import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
+import { account, startGoogleChat } from '../support/google-setup.js';
 import { textPart } from '../support/google-standin.js';
-import { startChatHarness } from '../support/test-app.js';
 
 const reply = (content: string): ScriptedReply => ({ content });
 const lastMessage = (request: RecordedChatRequest) => request.messages.at(-1)!.content;
-
-async function startGoogleChat(t: TestContext) {
-  const google = await startGoogleHarness(t);
-  const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
-  const awaitingApproval = () => harness.socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"'));
-  return { ...harness, google, awaitingApproval, turnFinished: () => harness.turnFinished() };
-}
 
 test('from a chat: search, read, then a threaded reply draft that waits for approval', async (t) => {
   const { socket, standin, google, toolCalls, awaitingApproval, turnFinished } = await startGoogleChat(t);
@@ -30,7 +22,7 @@ test('from a chat: search, read, then a threaded reply draft that waits for appr
   );
   socket.send({ type: 'send', message: "Anything from the school this week? If it's about the trip, draft a reply saying we'll come." });
 
-  await awaitingApproval();
+  await awaitingApproval(3);
   assert.match(lastMessage(standin.requests[1]!), /<tool_result name="search_emails" status="done">\n1 message for "from:school newer_than:7d", newest first:\n18c2f0a1b2c3d4e5 \| Fri 20 Nov 2026 08:15 \| School Office <office@school\.example> \| Trip on Friday \(unread\)\n<\/tool_result>/);
   assert.match(lastMessage(standin.requests[2]!), /<tool_result name="read_email" status="done">\nAccount: sam@example\.com[\s\S]*The class trip is on Friday\./);
   assert.equal(google.standin.drafts.length, 0, 'no draft before the person approves');

@@ -4,37 +4,17 @@
  * never offered or honoured. The Google stand-in parses each RFC 2822 message it is sent.
  */
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import type { ScriptedReply } from '../support/ollama-standin.js';
-import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
+import { account, startGoogleChat } from '../support/google-setup.js';
 import { decodeHeaderWords, readOnlyScopes } from '../support/google-standin.js';
-import { startChatHarness } from '../support/test-app.js';
 
 const reply = (content: string): ScriptedReply => ({ content });
-
-async function startMailChat(t: TestContext) {
-  const google = await startGoogleHarness(t);
-  const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
-  const cards: string[] = [];
-  /** Until the `count`-th call of the chat waits on its card. */
-  const awaitingApproval = (count = 1) =>
-    harness.socket.waitFor((message) => {
-      const html = String(message.content);
-      if (!html.includes('data-status="awaiting-approval"')) return false;
-      cards.push(html);
-      return harness.toolCalls.listForConversation(1)[count - 1]?.status === 'awaiting-approval';
-    });
-  const decide = (decision: 'approve' | 'deny', always = false) => {
-    const call = harness.toolCalls.listForConversation(1).find((candidate) => candidate.status === 'awaiting-approval')!;
-    harness.socket.send({ type: 'approval', toolCallId: String(call.id), decision, ...(always ? { always: 'yes' } : {}) });
-  };
-  return { ...harness, google, cards, awaitingApproval, decide };
-}
 
 const hello = '[TOOL:send_email]to: Ana Núñez <ana@example.org>\ncc: bo@example.com\nsubject: Café à 10h ☕ samedi\nbody: Hi Ana,\n- bring the cake\nSam[/TOOL]';
 
 test('send_email: the card shows the whole message and the sending account, offers no "Always allow"; Deny sends nothing', async (t) => {
-  const { socket, standin, google, cards, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  const { socket, standin, google, cards, awaitingApproval, decide, turnFinished, toolCalls } = await startGoogleChat(t);
   standin.enqueue(reply(hello), reply('Not sent.'));
   socket.send({ type: 'send', message: 'Tell Ana we meet at the café at 10 on Saturday' });
   await awaitingApproval();
@@ -61,7 +41,7 @@ test('send_email: the card shows the whole message and the sending account, offe
 });
 
 test('send_email: Approve sends exactly that message, headers encoded; an "always" answer is ignored', async (t) => {
-  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startGoogleChat(t);
   standin.enqueue(reply(hello), reply('[TOOL:send_email]to: bo@example.com\nsubject: Again\nbody: Hi[/TOOL]'), reply('Done.'));
   socket.send({ type: 'send', message: 'Send it' });
   await awaitingApproval();
@@ -84,7 +64,7 @@ test('send_email: Approve sends exactly that message, headers encoded; an "alway
 });
 
 test('reply_email: "reply to the school that we\'ll be there" sends one threaded reply after one approval', async (t) => {
-  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startGoogleChat(t);
   standin.enqueue(reply("[TOOL:reply_email]reply_to: 18c2f0a1b2c3d4e5\nbody: We'll be there.\nSam[/TOOL]"), reply('Replied.'));
   socket.send({ type: 'send', message: "Reply to the school that we'll be there" });
   await awaitingApproval();
@@ -113,7 +93,7 @@ test('reply_email: "reply to the school that we\'ll be there" sends one threaded
 });
 
 test('reply_email with reply_all answers the Reply-To and copies everyone else once, never oneself', async (t) => {
-  const { socket, standin, google, awaitingApproval, decide, turnFinished } = await startMailChat(t);
+  const { socket, standin, google, awaitingApproval, decide, turnFinished } = await startGoogleChat(t);
   google.standin.accounts.get(account)!.messages.push({
     id: 'party0000001',
     threadId: 'thread-party',
@@ -140,7 +120,7 @@ test('reply_email with reply_all answers the Reply-To and copies everyone else o
 });
 
 test('an account that did not grant sending says so in one line naming the command; reading still works', async (t) => {
-  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startGoogleChat(t);
   // Drafts and sending (gmail.compose) left unticked on Google's consent screen.
   const readingOnly = readOnlyScopes.split(' ').filter((scope) => !scope.endsWith('gmail.compose')).join(' ');
   google.google.tokens.write(account, google.standin.issueTokens(account, { scope: readingOnly }));
@@ -162,7 +142,7 @@ test('an account that did not grant sending says so in one line naming the comma
 });
 
 test('send_draft: the card shows the saved draft whole; Deny keeps it, Approve sends exactly it', async (t) => {
-  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startGoogleChat(t);
   standin.enqueue(
     reply('[TOOL:create_draft]to: anna@example.com\nsubject: Saturday\nbody: See you at 10!\nSam[/TOOL]'),
     reply('[TOOL:send_draft]r-draft-1[/TOOL]'),
@@ -188,7 +168,7 @@ test('send_draft: the card shows the saved draft whole; Deny keeps it, Approve s
 });
 
 test('forward_email: the card shows the note and the forwarded text; Approve sends exactly that, attachments named as left behind', async (t) => {
-  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startMailChat(t);
+  const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startGoogleChat(t);
   standin.enqueue(reply('[TOOL:forward_email]forward: 18c2f0a1b2c3d4e7\nto: anna@example.com\nbody: Can you pay this?[/TOOL]'), reply('Forwarded.'));
   socket.send({ type: 'send', message: 'Forward the café invoice to Anna' });
   await awaitingApproval();

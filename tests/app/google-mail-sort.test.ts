@@ -5,22 +5,15 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { ScriptedReply } from '../support/ollama-standin.js';
-import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
-import { startChatHarness } from '../support/test-app.js';
+import { account, startGoogleChat } from '../support/google-setup.js';
 
 const reply = (content: string): ScriptedReply => ({ content });
 
+/** A Google chat, and the stand-in account's labels of each message, sorted. */
 async function startSortChat(t: TestContext) {
-  const google = await startGoogleHarness(t);
-  const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
-  const awaitingApproval = (count = 1) =>
-    harness.socket.waitFor((message) => String(message.content).includes('data-status="awaiting-approval"') && harness.toolCalls.listForConversation(1)[count - 1]?.status === 'awaiting-approval');
-  const decide = (decision: 'approve' | 'deny') => {
-    const call = harness.toolCalls.listForConversation(1).find((candidate) => candidate.status === 'awaiting-approval')!;
-    harness.socket.send({ type: 'approval', toolCallId: String(call.id), decision });
-  };
-  const labelsOf = () => Object.fromEntries(google.standin.accounts.get(account)!.messages.map((message) => [message.id, [...(message.labelIds ?? ['INBOX'])].sort()]));
-  return { ...harness, google, awaitingApproval, decide, labelsOf };
+  const chat = await startGoogleChat(t);
+  const labelsOf = () => Object.fromEntries(chat.google.standin.accounts.get(account)!.messages.map((message) => [message.id, [...(message.labelIds ?? ['INBOX'])].sort()]));
+  return { ...chat, labelsOf };
 }
 
 test('sort_email: the card names the action and each message; Deny changes nothing', async (t) => {

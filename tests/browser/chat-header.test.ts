@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Download, Page } from 'playwright-core';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { lastAssistant, normalize, openChat, send, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { openChatSocket } from '../support/test-app.js';
 import { createTestRegistry } from '../support/test-tools.js';
@@ -21,15 +21,8 @@ after(async () => {
 });
 
 const shots = process.env.HEARTH_SCREENSHOTS;
-const phone = {
-  viewport: { width: 390, height: 844 },
-  isMobile: true,
-  hasTouch: true,
-  deviceScaleFactor: 2,
-  locale: 'en-GB',
-  // Not the server's zone: times must come out in the browser's (install.js tells the server in a cookie).
-  timezoneId: 'Asia/Tokyo',
-};
+// Not the server's zone: times must come out in the browser's (install.js tells the server in a cookie).
+const phoneInTokyo = phone({ locale: 'en-GB', timezoneId: 'Asia/Tokyo' });
 const tokyoOffsetMs = 9 * 3_600_000;
 
 const distanceFromBottom = () => {
@@ -58,7 +51,7 @@ async function isInViewport(page: Page, selector: string): Promise<boolean> {
 }
 
 test('phone header: the title, one-tap new chat, renaming; example prompts fill the input', async (t) => {
-  const { page, test: app } = await openChat(t, browser, { context: phone });
+  const { page, test: app } = await openChat(t, browser, { context: phoneInTokyo });
 
   // An empty chat offers examples (no mail or calendar: no Google account is connected); a tap fills the input and sends nothing.
   const examples = page.locator('#chat-empty .chat-example');
@@ -137,7 +130,7 @@ test('phone header: the title, one-tap new chat, renaming; example prompts fill 
 });
 
 test('message times come written in the browser time zone, also for new messages over the socket, and show the seconds on tap', async (t) => {
-  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phoneInTokyo });
   const tokyoToday = new Date(Date.now() + tokyoOffsetMs);
   // Yesterday at 14:05 in Tokyo.
   const yesterday = Date.UTC(tokyoToday.getUTCFullYear(), tokyoToday.getUTCMonth(), tokyoToday.getUTCDate() - 1, 14, 5) - tokyoOffsetMs;
@@ -150,7 +143,7 @@ test('message times come written in the browser time zone, also for new messages
   const shownAt = (moment: number) => `${tokyoDay.format(moment) === tokyoDay.format(Date.now()) ? '' : 'yesterday '}${tokyoClock.format(moment)}`;
 
   // Scripts off: the server wrote the time (the page said its zone in a cookie when openChat loaded it).
-  const plain = await page.context().browser()!.newContext({ ...phone, javaScriptEnabled: false, storageState: await page.context().storageState() });
+  const plain = await page.context().browser()!.newContext({ ...phoneInTokyo, javaScriptEnabled: false, storageState: await page.context().storageState() });
   t.after(() => plain.close());
   const plainPage = await plain.newPage();
   await plainPage.goto(`${baseUrl}/c/${conversation.id}`);
@@ -193,7 +186,7 @@ test('message times come written in the browser time zone, also for new messages
 });
 
 test('jump to latest shows only when scrolled up while a reply streams, and takes you down', async (t) => {
-  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phoneInTokyo });
   const store = createConversationStore(app.database);
   const conversation = store.createConversation('A long chat', 'llama3.2:latest');
   for (let index = 1; index <= 30; index++) {
@@ -251,7 +244,7 @@ test('jump to latest shows only when scrolled up while a reply streams, and take
 });
 
 test('search opens a 300-message chat at the match, highlighted, with the words marked', async (t) => {
-  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phoneInTokyo });
   const store = createConversationStore(app.database);
   const conversation = store.createConversation('Three hundred messages', 'llama3.2:latest');
   const ids: number[] = [];
@@ -360,7 +353,7 @@ test('search opens a 300-message chat at the match, highlighted, with the words 
 
 test('tool cards say what happened in words, with the details one tap away', async (t) => {
   const { registry } = createTestRegistry();
-  const { page, test: app } = await openChat(t, browser, { context: phone, app: { dependencies: { registry } } });
+  const { page, test: app } = await openChat(t, browser, { context: phoneInTokyo, app: { dependencies: { registry } } });
   app.standin.enqueue(
     { content: 'Let me work it out. [TOOL:calculator]0.17 * 2340[/TOOL]' },
     { content: 'Now the note. [TOOL:send_note]buy <b>milk</b>[/TOOL]' },
@@ -395,7 +388,7 @@ test('tool cards say what happened in words, with the details one tap away', asy
 });
 
 test('axe finds nothing on the empty chat with examples, the rename field, and a chat opened at a search match', async (t) => {
-  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phone });
+  const { page, test: app, baseUrl } = await openChat(t, browser, { context: phoneInTokyo });
   assert.deepEqual(await violationsOf(page), [], 'empty chat with example prompts');
   const store = createConversationStore(app.database);
   const conversation = store.createConversation('A chat with a title long enough to be cut on a phone screen', 'llama3.2:latest');
@@ -421,7 +414,7 @@ async function textOf(download: Download): Promise<string> {
 
 for (const colorScheme of ['light', 'dark'] as const) {
   test(`the header is one row at 390x844 (${colorScheme}); its ⋯ menu opens by tap and keyboard, exports, renames and deletes`, async (t) => {
-    const { page, test: app, baseUrl } = await openChat(t, browser, { context: { ...phone, colorScheme } });
+    const { page, test: app, baseUrl } = await openChat(t, browser, { context: { ...phoneInTokyo, colorScheme } });
     const store = createConversationStore(app.database);
     const conversation = store.createConversation('Planning the summer trip to the Lake District', 'llama3.2:latest');
     store.addMessage(conversation.id, 'user', 'Where should we stay near Keswick?');
@@ -507,7 +500,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
 }
 
 test('a new chat gets its ⋯ menu with its first message, and deleting from it opens a new chat', async (t) => {
-  const { page, test: app } = await openChat(t, browser, { context: phone });
+  const { page, test: app } = await openChat(t, browser, { context: phoneInTokyo });
   assert.equal(await page.locator('#chat-menu-button').count(), 0);
   app.standin.enqueue({ content: 'Hello there.' });
   await send(page, 'Say hello');

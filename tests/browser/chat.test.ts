@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage, phone } from '../support/browser.js';
 import * as chatPage from '../support/chat-page.js';
 import { lastAssistant, lastAssistantBody, normalize, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket, words } from '../support/chat-page.js';
 import { buildTestApp, testPassword, type TestAppOptions } from '../support/test-app.js';
@@ -313,7 +313,7 @@ test('errors: a mid-stream error is shown and the partial text kept; a missing m
 
 test('phone: no sideways scrolling with wide content, input and send in view, big tap targets', async (t) => {
   const { test: testApp, page } = await openChat(t, {
-    context: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 },
+    context: phone({ deviceScaleFactor: 3 }),
   });
   const longLine = `const x = [${Array.from({ length: 60 }, (_, index) => `"value-${index}"`).join(', ')}];`;
   const columns = Array.from({ length: 12 }, (_, index) => `Column${index}Heading`);
@@ -450,7 +450,7 @@ test('untrusted model output is shown as text and never runs', async (t) => {
 });
 
 test('an empty Send says so in the box and keeps the keyboard there, instead of doing nothing', async (t) => {
-  const { page } = await openChat(t, { context: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } });
+  const { page } = await openChat(t, { context: phone() });
   const box = page.locator('#chat-input');
   const usual = await box.getAttribute('placeholder');
   await page.locator('#chat-send').tap();

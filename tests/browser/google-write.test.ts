@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.js';
+import { launchBrowser, phone } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
 
@@ -19,8 +19,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
 async function violations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).include('.tool-call-card').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
@@ -34,7 +32,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     const google = await startGoogleHarness(t);
     const { page, test: app } = await openChat(t, browser, {
       app: { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } },
-      context: { ...phone, colorScheme },
+      context: phone({ colorScheme }),
     });
     app.standin.enqueue({ content: '[TOOL:create_event]title: Lunch with Sam\nstart: friday 13:00\nduration: 1h[/TOOL]' }, { content: 'Lunch with Sam is in your calendar on Friday at 13:00.' });
     await send(page, 'put lunch with Sam on Friday at 1');
@@ -65,7 +63,7 @@ test('"reply to the school that we\'ll be there" — one approval, one threaded 
   const google = await startGoogleHarness(t);
   const { page, test: app } = await openChat(t, browser, {
     app: { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } },
-    context: phone,
+    context: phone(),
   });
   app.standin.enqueue(
     { content: '[TOOL:search_emails]from:school[/TOOL]' },

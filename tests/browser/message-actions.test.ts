@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage, phone } from '../support/browser.js';
 import { lastAssistant, lastAssistantBody, normalize, openChat, send, trackSocket, waitFor, waitForReplyEnd, waitForSocket } from '../support/chat-page.js';
 import { markdownRendererVersion } from '../../src/engine/markdown/markdown-renderer.js';
 import { renderMarkdown } from '../../src/engine/markdown/render-markdown.js';
@@ -23,7 +23,6 @@ after(async () => {
   await browser?.close();
 });
 
-const phone: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 const code = 'const ok = 1 < 2 && "quoted";\nconsole.log(ok);';
 const reply = `Here is **some code**:\n\n\`\`\`js\n${code}\n\`\`\`\n\nThat is all.`;
 
@@ -63,7 +62,7 @@ const threadText = (page: Page) => page.locator('#chat-thread').innerText().then
 const userMessages = (page: Page) => page.locator('#chat-thread .chat-message-user');
 
 test('phone: copy a reply and a code block with navigator.clipboard', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   await openSeededChat(testApp, page, baseUrl);
 
@@ -93,7 +92,7 @@ test('phone: copy works over plain HTTP on the LAN, where navigator.clipboard do
   t.after(() => lanBrowser.close());
   const testApp = await buildTestApp(t);
   const lanUrl = (await testApp.listen()).replace('127.0.0.1', 'hearth-home.lan');
-  const { page } = await newPage(t, lanBrowser, phone);
+  const { page } = await newPage(t, lanBrowser, phone());
   await trackSocket(page);
   // Records what each copy puts on the clipboard (the selected text of the helper textarea).
   await page.addInitScript(() => {
@@ -121,7 +120,7 @@ test('phone: copy works over plain HTTP on the LAN, where navigator.clipboard do
 });
 
 test('phone: edit a message, switch between versions, regenerate, and Retry a failed reply', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   await openSeededChat(testApp, page, baseUrl);
 
   // Edit: the text goes into an inline editor; Save & send answers the new text.
@@ -214,7 +213,7 @@ test('phone: edit a message, switch between versions, regenerate, and Retry a fa
 });
 
 test('phone: Retry a failed reply and Regenerate a reply further up; the turns after it become an earlier version', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   const store = createConversationStore(testApp.database);
   const { id } = store.createConversation('Capitals', 'llama3.2:latest');
   store.addMessage(id, 'user', 'Capital of France?');
@@ -268,7 +267,7 @@ test('phone: Retry a failed reply and Regenerate a reply further up; the turns a
 });
 
 test('phone: a version switch far up a long chat keeps the person at the switched message', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   const store = createConversationStore(testApp.database);
   const { id } = store.createConversation('Long', 'llama3.2:latest');
   const ids = addNumberedLines(store, id, 500);
@@ -318,7 +317,7 @@ test('phone: a version switch far up a long chat keeps the person at the switche
 });
 
 test('phone: a version switch keeps the earlier pages the person had loaded', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   const store = createConversationStore(testApp.database);
   const { id } = store.createConversation('Scrolled up', 'llama3.2:latest');
   const ids = addNumberedLines(store, id, 120);
@@ -351,7 +350,7 @@ test('phone: a version switch keeps the earlier pages the person had loaded', as
 });
 
 test('phone: Regenerate and Save & send use the model picked now; an empty edit is not sent', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   await openSeededChat(testApp, page, baseUrl);
 
   await page.locator('#model-select').selectOption('qwen3:latest');
@@ -382,7 +381,7 @@ test('phone: Regenerate and Save & send use the model picked now; an empty edit 
 });
 
 test('phone: Regenerate on a reply further up shows the end of the thread, where the new reply streams', async (t) => {
-  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: testApp, page, baseUrl } = await openChat(t, browser, { context: phone() });
   const store = createConversationStore(testApp.database);
   const { id } = store.createConversation('Scroll', 'llama3.2:latest');
   const ids = addNumberedLines(store, id, 100);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 
 let browser: Browser;
@@ -17,11 +17,11 @@ after(async () => {
   await browser?.close();
 });
 
-const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: 'en-GB' };
+const britishPhone = phone({ locale: 'en-GB' });
 const shots = process.env.HEARTH_SCREENSHOTS;
 
 test('renaming a chat that cannot be saved says why: no answer, the server\'s words, or the status', async (t) => {
-  const { page, test: app } = await openChat(t, browser, { context: phone });
+  const { page, test: app } = await openChat(t, browser, { context: britishPhone });
   app.standin.enqueue({ content: 'Hello.' });
   await send(page, 'Name this chat');
   await waitForReplyEnd(page);
@@ -62,7 +62,7 @@ test('renaming a chat that cannot be saved says why: no answer, the server\'s wo
 });
 
 test('the same line announced twice reaches the status region twice', async (t) => {
-  const { page } = await openChat(t, browser, { context: phone });
+  const { page } = await openChat(t, browser, { context: britishPhone });
   const heard = await page.evaluate(async () => {
     const status = document.getElementById('chat-status')!;
     const lines: string[] = [];

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage } from '../support/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { assertNoPageErrors, launchBrowser, loginInBrowser, newPage, phone } from '../support/browser.js';
 import { buildTestApp } from '../support/test-app.js';
 
 let browser: Browser;
@@ -21,7 +21,6 @@ after(async () => {
   await browser?.close();
 });
 
-const phone: BrowserContextOptions = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 1 };
 const userAgents = {
   iphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
   android: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
@@ -55,7 +54,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     const testApp = await buildTestApp(t);
     const baseUrl = await testApp.listen();
     fs.writeFileSync(testApp.config.memoryFile, '# About Ada\n\n- The user is called Ada.\n- Keeps bees in Leeds.\n- Prefers short answers.\n');
-    const { page } = await newPage(t, browser, { ...phone, colorScheme });
+    const { page } = await newPage(t, browser, phone({ deviceScaleFactor: 1, colorScheme }));
     await loginInBrowser(page, baseUrl);
     await page.goto(`${baseUrl}/memory`);
     assert.equal(await page.locator('#memory-fullness').innerText(), 'Memory is 4% full.');
@@ -100,7 +99,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await localTls.announce();
     const setupUrl = `http://127.0.0.1:${localTls.setupPort()}/setup`;
     for (const [name, userAgent] of Object.entries(userAgents)) {
-      const { page } = await newPage(t, browser, { ...phone, colorScheme, userAgent });
+      const { page } = await newPage(t, browser, phone({ deviceScaleFactor: 1, colorScheme, userAgent }));
       await page.goto(setupUrl);
       const own = name === 'iphone' ? '#setup-download-profile' : '#setup-download-certificate';
       const other = name === 'iphone' ? '#setup-download-certificate' : '#setup-download-profile';

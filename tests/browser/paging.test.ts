@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { messagePageSize } from '../../src/web/chat/chat-reader.js';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { openChat, waitFor, waitForSocket } from '../support/chat-page.js';
 
 let browser: Browser;
@@ -22,7 +22,7 @@ const articleCount = () => document.querySelectorAll('#chat-thread article.chat-
 
 test('scrolling up a long chat on a phone loads earlier messages without a jump', async (t) => {
   const { test: testApp, baseUrl, page } = await openChat(t, browser, {
-    context: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 },
+    context: phone({ deviceScaleFactor: 3 }),
   });
   const store = createConversationStore(testApp.database);
   const conversation = store.createConversation('A long chat', 'llama3');

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { createConversationStore } from '../../src/storage/conversation-store.js';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { normalize, openChat, waitFor, waitForSocket } from '../support/chat-page.js';
 
 let browser: Browser;
@@ -22,15 +22,8 @@ after(async () => {
 /** Set to /work/screens (or any folder) to keep the screenshots. */
 const shots = process.env.HEARTH_SCREENSHOTS;
 const zone = 'Pacific/Auckland';
-const phone = {
-  viewport: { width: 390, height: 844 },
-  isMobile: true,
-  hasTouch: true,
-  deviceScaleFactor: 2,
-  locale: 'en-GB',
-  // Half a world from the server's zone (tests run in UTC or Europe): days start at other hours.
-  timezoneId: zone,
-};
+// Half a world from the server's zone (tests run in UTC or Europe): days start at other hours.
+const phoneInAuckland = phone({ locale: 'en-GB', timezoneId: zone });
 
 async function violationsOf(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
@@ -93,7 +86,7 @@ async function deleteFromAnotherTab(page: Page, id: number): Promise<void> {
 }
 
 test('the sidebar groups chats by day in the person’s zone, and its times agree with the messages’', async (t) => {
-  const { test: app, page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { test: app, page, baseUrl } = await openChat(t, browser, { context: phoneInAuckland });
   const fortyDaysAgo = aucklandNoon(40);
   const ids = seedChats(app.database, [
     ['Trip to Wellington', fortyDaysAgo],
@@ -134,7 +127,7 @@ test('the sidebar groups chats by day in the person’s zone, and its times agre
 
 test('deleting the open chat offers Undo for a few seconds, and Undo brings it back in its place', async (t) => {
   // A long window: axe and the screenshots below take longer than a person's 10 s on a busy machine.
-  const { test: app, page, baseUrl } = await openChat(t, browser, { context: phone, app: { dependencies: { undoDeleteMs: 300_000 } } });
+  const { test: app, page, baseUrl } = await openChat(t, browser, { context: phoneInAuckland, app: { dependencies: { undoDeleteMs: 300_000 } } });
   const ids = seedChats(app.database, [
     ['Oldest', aucklandNoon(3)],
     ['Middle', aucklandNoon(2)],
@@ -171,7 +164,7 @@ test('deleting the open chat offers Undo for a few seconds, and Undo brings it b
 });
 
 test('a chat deleted without Undo is gone for good after the window, and the notice leaves', async (t) => {
-  const { test: app, page, baseUrl } = await openChat(t, browser, { context: phone, app: { dependencies: { undoDeleteMs: 300 } } });
+  const { test: app, page, baseUrl } = await openChat(t, browser, { context: phoneInAuckland, app: { dependencies: { undoDeleteMs: 300 } } });
   const ids = seedChats(app.database, [
     ['Keep', aucklandNoon(2)],
     ['Remove', aucklandNoon(1)],
@@ -205,7 +198,7 @@ test('a chat deleted without Undo is gone for good after the window, and the not
 });
 
 test('Log out sits apart and asks first; Cancel keeps the login', async (t) => {
-  const { page, baseUrl } = await openChat(t, browser, { context: phone });
+  const { page, baseUrl } = await openChat(t, browser, { context: phoneInAuckland });
   await page.locator('#sidebar-open').click();
   await page.locator('#sidebar:popover-open').waitFor();
   const ask = page.locator('#logout-ask');

@@ -9,10 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { lastAssistant, lastAssistantBody, normalize, openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
-
-const phone = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
 /** A reply with every kind of block the issue names, as a small model writes it. */
 export const formattedReply = [
@@ -62,7 +60,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`mid-reply, finished blocks are formatted and only the open one is text (${scheme})`, async (t) => {
-    const { test: app, page } = await openChat(t, browser, { context: { ...phone, colorScheme: scheme } });
+    const { test: app, page } = await openChat(t, browser, { context: phone({ colorScheme: scheme }) });
     // The model pauses in the last paragraph (the stand-in stalls), so the page is looked at mid-reply.
     const chunkSize = 4;
     const pauseAt = formattedReply.indexOf('relax') + 'relax'.length;
@@ -98,7 +96,7 @@ for (const scheme of ['light', 'dark'] as const) {
 }
 
 test('a streamed reply shifts the layout by at most 0.02, from its first words to its end', async (t) => {
-  const { test: app, page } = await openChat(t, browser, { context: phone });
+  const { test: app, page } = await openChat(t, browser, { context: phone() });
   // An earlier turn, so the reply scrolls the thread as on a phone in use.
   app.standin.enqueue({ content: 'Hello! How can I help?\n\nAsk me anything.' });
   await send(page, 'Hi');
@@ -126,7 +124,7 @@ test('a streamed reply shifts the layout by at most 0.02, from its first words t
 });
 
 test('the keyboard opening keeps the newest message in view, and Send keeps the focus in the box (390x844)', async (t) => {
-  const { test: app, page } = await openChat(t, browser, { context: phone });
+  const { test: app, page } = await openChat(t, browser, { context: phone() });
   // A new chat's tab title comes as HTML over the socket.
   app.standin.enqueue({ content: Array.from({ length: 40 }, (_, index) => `Line ${index + 1} of a long chat.`).join('\n\n') });
   await send(page, 'A long answer please');

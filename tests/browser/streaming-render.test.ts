@@ -7,11 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
+import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
 import { lastAssistant, lastAssistantBody, normalize, openChat, send, waitFor, waitForReplyEnd } from '../support/chat-page.js';
 import { createTestRegistry } from '../support/test-tools.js';
-
-const phone = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
 let browser: Browser;
 before(async () => {
@@ -22,7 +20,7 @@ after(async () => {
 });
 
 test('streamed text stays text: markup in it is shown, never parsed or run', async (t) => {
-  const { test: app, page } = await openChat(t, browser, { context: phone });
+  const { test: app, page } = await openChat(t, browser, { context: phone() });
   await page.evaluate(() => {
     (window as unknown as { __ran: number[] }).__ran = [];
   });
@@ -63,7 +61,7 @@ test('streamed text stays text: markup in it is shown, never parsed or run', asy
 
 test('streamed text lands in its own message and in order with the swaps around it', async (t) => {
   const { registry } = createTestRegistry();
-  const { test: app, page } = await openChat(t, browser, { app: { dependencies: { registry } }, context: phone });
+  const { test: app, page } = await openChat(t, browser, { app: { dependencies: { registry } }, context: phone() });
   // Full speed: the last text of each round is sent just before the swap that finishes it, so text
   // added after that swap (or into the wrong message) would show twice or in the wrong place.
   app.standin.enqueue(
@@ -84,7 +82,7 @@ test('streamed text lands in its own message and in order with the swaps around 
 });
 
 test('the view follows a long reply, and stops following once the person scrolls up', async (t) => {
-  const { test: app, page } = await openChat(t, browser, { context: phone });
+  const { test: app, page } = await openChat(t, browser, { context: phone() });
   // One long block (a code fence still open), so it streams as text all along.
   const lines = `\`\`\`\n${Array.from({ length: 120 }, (_, index) => `Line ${index + 1} of a long answer.\n\n`).join('')}`;
   const distanceFromBottom = () =>

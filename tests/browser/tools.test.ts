@@ -135,7 +135,7 @@ test('the memory page shows the file, saves an edit, lists versions and restores
 });
 
 test('the memory page is usable on a phone', async (t) => {
-  const { page, baseUrl } = await openChat(t, browser, { context: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } });
+  const { page, baseUrl } = await openChat(t, browser, { context: phone() });
   await page.goto(`${baseUrl}/memory`);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390));
   await page.locator('#memory-file > summary').tap(); // "Edit the whole file"

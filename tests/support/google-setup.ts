@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { webServicesFromConfig } from '../../src/providers/web/web-services.js';
 import { createGoogleServices, type GoogleServices } from '../../src/providers/google/google-services.js';
 import type { Tool, ToolServices } from '../../src/engine/tools/tool.js';
+import { startChatHarness, type ChatHarness } from './test-app.js';
 import { desktopClientFile, multipart, textPart, attachmentPart, startGoogleStandin, type GoogleStandin, type StandinMessage } from './google-standin.js';
 
 export const account = 'sam@example.com';
@@ -107,4 +108,36 @@ export async function startGoogleHarness(t: TestContext, options: { accounts?: s
       return typeof output === 'string' ? output : output.text;
     },
   };
+}
+
+export interface GoogleChat extends ChatHarness {
+  google: GoogleHarness;
+  /** The HTML of each frame that showed a card waiting for approval, in order. */
+  cards: string[];
+  /** Until a frame shows a card waiting for approval and the chat's `count`-th tool call is the one waiting. */
+  awaitingApproval(count?: number): Promise<unknown>;
+  /** Answers the card that waits: the socket's `approval` command, with `always: 'yes'` when asked. */
+  decide(decision: 'approve' | 'deny', always?: boolean): void;
+}
+
+/**
+ * A logged-in chat on a socket whose tools reach the Google stand-in (the default account
+ * connected, its mail in place) at `fixedNow`: the set-up of every chat test of the Google tools.
+ */
+export async function startGoogleChat(t: TestContext): Promise<GoogleChat> {
+  const google = await startGoogleHarness(t);
+  const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
+  const cards: string[] = [];
+  const awaitingApproval = (count = 1) =>
+    harness.socket.waitFor((message) => {
+      const html = String(message.content);
+      if (!html.includes('data-status="awaiting-approval"')) return false;
+      cards.push(html);
+      return harness.toolCalls.listForConversation(1)[count - 1]?.status === 'awaiting-approval';
+    });
+  const decide = (decision: 'approve' | 'deny', always = false) => {
+    const call = harness.toolCalls.listForConversation(1).find((candidate) => candidate.status === 'awaiting-approval')!;
+    harness.socket.send({ type: 'approval', toolCallId: String(call.id), decision, ...(always ? { always: 'yes' } : {}) });
+  };
+  return { ...harness, google, cards, awaitingApproval, decide };
 }
