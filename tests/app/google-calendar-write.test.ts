@@ -191,3 +191,21 @@ test('delete_event on a repeating event asks this time or the series; each delet
   assert.deepEqual(eventIds(google), ['dentist1']);
   assert.deepEqual(google.standin.deleted.map((entry) => entry.eventId), ['yoga_20261201', 'yoga']);
 });
+
+test('list_events shows each event\'s id, searches by words (q) and lists a calendar chosen by name', async (t) => {
+  const { socket, standin, google, turnFinished, toolCalls } = await startCalendarChat(t);
+  addEvents(google);
+  google.standin.accounts.get(account)!.events.push({ id: 'picnic1', calendarId: 'family-id@group.calendar.google.com', summary: 'Picnic', description: 'Bring the dentist\'s blanket', start: { dateTime: '2026-11-25T12:00:00-05:00' }, end: { dateTime: '2026-11-25T13:00:00-05:00' } });
+  standin.enqueue(
+    reply('[TOOL:list_events]{"when": "2026-11-23 to 2026-12-06", "q": "smile clinic"}[/TOOL]'),
+    reply('[TOOL:list_events]{"when": "2026-11-23 to 2026-12-06", "calendar": "family"}[/TOOL]'),
+    reply('Listed.'),
+  );
+  socket.send({ type: 'send', message: 'When is the dentist, and what is on the family calendar?' });
+  await turnFinished();
+  const [searched, family] = toolCalls.listForConversation(1);
+  assert.match(searched!.result, /Dentist \(Smile Clinic\) \(id dentist1\)/);
+  assert.doesNotMatch(searched!.result, /Yoga|Picnic/, 'only events with every word');
+  assert.match(family!.result, /Picnic \(id picnic1\)/);
+  assert.doesNotMatch(family!.result, /Dentist|Yoga/, 'only the Family calendar');
+});

@@ -607,10 +607,11 @@ export async function startGoogleStandin() {
       if (!calendar) return;
       const start = Date.parse(url.searchParams.get('timeMin') ?? '1970-01-01T00:00:00Z');
       const end = Date.parse(url.searchParams.get('timeMax') ?? '2100-01-01T00:00:00Z');
-      const text = url.searchParams.get('q')?.toLowerCase();
+      // Like Google, q matches whole words of the title, description and place.
+      const text = url.searchParams.get('q')?.trim().toLowerCase();
       const items = account.events
         .filter(inCalendar(account, calendar))
-        .filter((event) => !text || `${event.summary} ${event.location ?? ''} ${event.description ?? ''}`.toLowerCase().includes(text))
+        .filter((event) => !text || text.split(/\s+/).every((word) => `${event.summary} ${event.location ?? ''} ${event.description ?? ''}`.toLowerCase().split(/\W+/).includes(word)))
         .filter((event) => overlaps(event, start, end))
         .sort((a, b) => Date.parse(a.start.dateTime ?? a.start.date!) - Date.parse(b.start.dateTime ?? b.start.date!))
         .map((event, index) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event }));

@@ -71,6 +71,7 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
     [{ date: '2026-11-25', to: '2026-11-26' }, /^Events Wed 25 Nov 2026 – Thu 26 Nov 2026 /],
     [{ date: '2026-11-25', days: 3 }, /^Events Wed 25 Nov 2026 – Fri 27 Nov 2026 /],
+    [{ when: 'this week', calendar: 'primary', q: 'dentist' }, /^Events Mon 23 Nov 2026 – Sun 29 Nov 2026 /],
   ],
   find_free_time: [
     [{ when: 'tomorrow', duration: '1.5h', hours: '10:00-16:00' }, /^Free time of at least 90 min between 10:00 and 16:00, Tue 24 Nov 2026 .*\nTue 24 Nov 2026: 10:00–16:00$/],
