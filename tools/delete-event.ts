@@ -1,5 +1,5 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
-import { type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { type ChosenCalendar } from '../src/providers/google/calendar-choice.js';
 import { findEvent } from '../src/providers/google/calendar-find.js';
 import { describeEvent, describeWhen, type CalendarEvent } from '../src/providers/google/calendar-event.js';
@@ -46,8 +46,8 @@ export default class DeleteEventTool extends GoogleTool {
     return `${title!.slice(0, 60)}, ${every ? 'every time' : day}`;
   }
 
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const deletion = await this.find(params, signal);
       const lines = describeEvent(deletion.event, deletion.calendar).map((line) => `- ${line}`);
       if (deletion.series) lines.push('- Every time it repeats: the whole series.');

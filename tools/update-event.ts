@@ -1,5 +1,5 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
-import { type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { describeChange, describeChangedEvent, planChange, type ChangePlan } from '../src/providers/google/calendar-change.js';
 import { findEvent, type FoundEvent } from '../src/providers/google/calendar-find.js';
 import { summarizeSavedEvent, type CalendarEvent } from '../src/providers/google/calendar-event.js';
@@ -53,8 +53,8 @@ export default class UpdateEventTool extends GoogleTool {
     return summarizeSavedEvent(result);
   }
 
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const change = await this.plan(params, signal);
       return describeChange(change.before, change.plan, change.found.calendar, change.found.series);
     });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { account } from '../support/google-setup.js';
 import { readOnlyScopes, type StandinEvent } from '../support/google-standin.js';
+import { stoppedBeforeRunning } from '../../src/engine/tools/tool-call-runner.js';
 import { reply, startCalendarChat, type CalendarChat } from '../support/calendar-chat.js';
 
 const dentist = (): StandinEvent => ({
@@ -190,4 +191,33 @@ test('update_event: an account authorized with the old scopes sees the card; the
   assert.equal(toolCalls.listForConversation(1)[0]!.result, `Error from update_event: ${account} has not allowed Hearth to change calendar events: run \`npm run auth:gmail -- ${account}\` on the Hearth computer to grant it.`);
   assert.deepEqual(google.standin.patched, []);
   assert.deepEqual(stored(google, 'dentist1'), dentist());
+});
+
+test('Stop while the card is being prepared ends Google\'s slow answer at once; nothing is changed', async (t) => {
+  const { socket, standin, google, turnFinished, toolCalls } = await startCalendarChat(t);
+  google.standin.accounts.get(account)!.events.push(dentist());
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  t.after(() => release());
+  const held: Array<{ path: string; hungUp: Promise<void> }> = [];
+  let reached!: () => void;
+  const lookupStarted = new Promise<void>((resolve) => (reached = resolve));
+  // Google answers nothing until the test is over: only Stop can end the lookup.
+  google.standin.state.hold = (path, hungUp) => {
+    held.push({ path, hungUp });
+    reached();
+    return released;
+  };
+  standin.enqueue(reply(move), reply('Not reached.'));
+  socket.send({ type: 'send', message: 'Move the dentist to Wednesday at 10' });
+  await lookupStarted;
+  socket.send({ type: 'stop' });
+  await turnFinished();
+
+  const [call] = toolCalls.listForConversation(1);
+  assert.equal(call!.preview, 'Stopped before it was prepared.', 'the lookup ended with Stop, not with its own time limit');
+  assert.deepEqual([call!.status, call!.result], ['denied', stoppedBeforeRunning]);
+  assert.deepEqual(held.map((request) => request.path), ['/calendar/v3/users/me/calendarList']);
+  await held[0]!.hungUp; // Hearth hung up on the slow request: Stop aborted it
+  assert.equal(google.standin.patched.length, 0);
 });

@@ -245,6 +245,11 @@ export async function startGoogleStandin() {
     apiFailure: undefined as { status: number; reason: string; message: string } | undefined,
     /** "Today" for quick add; by default the real time. */
     now: undefined as Date | undefined,
+    /**
+     * While set, each API request waits for the promise it returns before it is answered
+     * (slow-Google tests); `hungUp` settles when the caller gives up on it (an aborted call).
+     */
+    hold: undefined as ((path: string, hungUp: Promise<void>) => Promise<void>) | undefined,
   };
   let draftCount = 0;
   let sentCount = 0;
@@ -739,6 +744,11 @@ export async function startGoogleStandin() {
       const account = authorizedAccount(request, response, url.pathname);
       apiRequests.push({ method: request.method ?? 'GET', path: url.pathname, account: account?.email });
       if (!account) return;
+      if (state.hold) {
+        const hungUp = new Promise<void>((resolve) => response.on('close', () => resolve()));
+        await state.hold(url.pathname, hungUp);
+        if (response.destroyed) return;
+      }
       if (state.apiFailure) {
         const { status, reason, message } = state.apiFailure;
         return apiError(response, status, message, reason, status === 429 ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED');
