@@ -24,9 +24,9 @@ function addYoga(google: CalendarChat['google']) {
   const time = (day: string, clock: string, offset = '+01:00') => ({ dateTime: `${day}T${clock}:00${offset}`, timeZone: 'Europe/Paris' });
   google.standin.accounts.get(account)!.events.push(
     { id: 'yoga', summary: 'Yoga', recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU'], start: time('2026-11-24', '18:00'), end: time('2026-11-24', '19:00') },
-    { id: 'yoga_20261124', recurringEventId: 'yoga', summary: 'Yoga', start: time('2026-11-24', '18:00'), end: time('2026-11-24', '19:00') },
-    { id: 'yoga_20261201', recurringEventId: 'yoga', summary: 'Yoga', start: time('2026-12-01', '18:00'), end: time('2026-12-01', '19:00') },
-    { id: 'yoga_20270406', recurringEventId: 'yoga', summary: 'Yoga', start: time('2027-04-06', '18:00', '+02:00'), end: time('2027-04-06', '19:00', '+02:00') },
+    { id: 'yoga_20261124T170000Z', recurringEventId: 'yoga', summary: 'Yoga', start: time('2026-11-24', '18:00'), end: time('2026-11-24', '19:00') },
+    { id: 'yoga_20261201T170000Z', recurringEventId: 'yoga', summary: 'Yoga', start: time('2026-12-01', '18:00'), end: time('2026-12-01', '19:00') },
+    { id: 'yoga_20270406T160000Z', recurringEventId: 'yoga', summary: 'Yoga', start: time('2027-04-06', '18:00', '+02:00'), end: time('2027-04-06', '19:00', '+02:00') },
   );
 }
 const stored = (google: CalendarChat['google'], id: string) => google.standin.accounts.get(account)!.events.find((event) => event.id === id)!;
@@ -133,7 +133,7 @@ test('update_event on a repeating event asks this time or the series; the series
   standin.enqueue(
     reply('[TOOL:update_event]title: yoga\ndate: 2026-12-01\nstart: 19:00[/TOOL]'),
     reply('[TOOL:update_event]title: yoga\ndate: 2026-12-01\nwhich: this\nstart: 2026-12-02 18:30[/TOOL]'),
-    reply('[TOOL:update_event]id: yoga_20261124\nwhich: series\nstart: 19:00\nlocation: Studio 2[/TOOL]'),
+    reply('[TOOL:update_event]id: yoga_20261124T170000Z\nwhich: series\nstart: 19:00\nlocation: Studio 2[/TOOL]'),
     reply('Yoga is at 19:00 from now on.'),
   );
   socket.send({ type: 'send', message: 'Yoga at 19:00 from now on' });
@@ -147,8 +147,8 @@ test('update_event on a repeating event asks this time or the series; the series
   assert.doesNotMatch(toolCalls.listForConversation(1)[1]!.preview!, /whole series/);
   decide('approve');
   await awaitingApproval(3);
-  assert.deepEqual(google.standin.patched.map((entry) => entry.eventId), ['yoga_20261201'], 'only that time');
-  assert.equal(stored(google, 'yoga_20261201').start.dateTime, '2026-12-02T18:30:00+01:00');
+  assert.deepEqual(google.standin.patched.map((entry) => entry.eventId), ['yoga_20261201T170000Z'], 'only that time');
+  assert.equal(stored(google, 'yoga_20261201T170000Z').start.dateTime, '2026-12-02T18:30:00+01:00');
 
   assert.equal(toolCalls.listForConversation(1)[2]!.preview, [
     '  Yoga',
@@ -170,11 +170,12 @@ test('update_event on a repeating event asks this time or the series; the series
   assert.equal(google.standin.patched[1]!.eventId, 'yoga');
   assert.deepEqual(startsOf(google), [
     'yoga 2026-11-24T19:00:00+01:00',
-    'yoga_20261124 2026-11-24T19:00:00+01:00',
-    'yoga_20261201 2026-12-02T19:00:00+01:00',
-    'yoga_20270406 2027-04-06T19:00:00+02:00',
-  ], 'every time at 19:00 local, in summer time too');
-  assert.equal(stored(google, 'yoga_20270406').location, 'Studio 2');
+    'yoga_20261124T170000Z 2026-11-24T19:00:00+01:00',
+    'yoga_20261201T170000Z 2026-12-02T18:30:00+01:00',
+    'yoga_20270406T160000Z 2027-04-06T19:00:00+02:00',
+  ], 'every time at 19:00 local, in summer time too, but the time moved alone');
+  assert.equal(stored(google, 'yoga_20270406T160000Z').location, 'Studio 2');
+  assert.equal(stored(google, 'yoga_20261201T170000Z').location, 'Studio 2', 'the new place is for every time');
   assert.match(toolCalls.listForConversation(1)[2]!.result, /^Event changed \(id yoga, every time it repeats\): Yoga\nWhen: Tue 24 Nov 2026, 19:00–20:00/);
 });
 

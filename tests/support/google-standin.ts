@@ -16,7 +16,8 @@
  *           GET /calendar/v3/calendars/{id}/events (q=), POST …/events (insert), POST …/events/quickAdd,
  *           GET and DELETE …/events/{eventId} (a series' id deletes every occurrence)
  *           PATCH …/events/{eventId} (the fields given replace those stored, null clears one; a
- *                                      series' own event moves every occurrence with it)
+ *                                      series' own event moves every occurrence with it but
+ *                                      those moved alone)
  *           (a series' own event, with `recurrence`, is stored beside its occurrences; lists,
  *           asked for single events as Hearth asks, leave it out)
  *           POST /calendar/v3/freeBusy
@@ -232,6 +233,7 @@ export async function startGoogleStandin() {
   const inserted: RecordedInsert[] = [];
   const deleted: Array<{ account: string; calendarId: string; eventId: string; sendUpdates: string | undefined }> = [];
   const patched: RecordedPatch[] = [];
+  const movedAlone = new WeakSet<StandinEvent>();
   const authorizations: Array<Record<string, string>> = [];
   const tokenRequests: Array<Record<string, string>> = [];
   const apiRequests: Array<{ method: string; path: string; account: string | undefined }> = [];
@@ -595,6 +597,12 @@ export async function startGoogleStandin() {
     return result as unknown as StandinEvent;
   }
 
+  /** The stored event becomes `changed`, in place (tests hold it). */
+  function replaceEvent(event: StandinEvent, changed: StandinEvent): void {
+    Object.keys(event).forEach((key) => delete (event as unknown as Record<string, unknown>)[key]);
+    Object.assign(event, changed);
+  }
+
   /** What Google answers about an event's times that cannot be saved, if anything. */
   function timesProblem(event: StandinEvent): string | undefined {
     for (const time of [event.start, event.end]) {
@@ -672,14 +680,15 @@ export async function startGoogleStandin() {
       const changed = patchEvent(target, body);
       const problem = timesProblem(changed);
       if (problem) return apiError(response, 400, problem, problem.startsWith('The specified') ? 'timeRangeEmpty' : 'invalid', 'INVALID_ARGUMENT');
+      // An occurrence changed alone is an exception: it keeps its own time when the series moves.
+      if (target.recurringEventId && (body.start || body.end)) movedAlone.add(target);
       const occurrences = account.events.filter((event) => event.recurringEventId === eventId);
       if (occurrences.length > 0) {
         const moved = moveOccurrences(target, changed, occurrences, calendar.timeZone);
         const shared = Object.fromEntries(Object.entries(body).filter(([key]) => !['start', 'end', 'recurrence', 'id'].includes(key)));
-        for (const [index, occurrence] of occurrences.entries()) Object.assign(occurrence, patchEvent(occurrence, shared), moved[index]);
+        for (const [index, occurrence] of occurrences.entries()) replaceEvent(occurrence, { ...patchEvent(occurrence, shared), ...(movedAlone.has(occurrence) ? {} : moved[index]) });
       }
-      Object.keys(target).forEach((key) => delete (target as unknown as Record<string, unknown>)[key]);
-      Object.assign(target, changed);
+      replaceEvent(target, changed);
       patched.push({ account: account.email, calendarId: calendar.id, eventId, sendUpdates: url.searchParams.get('sendUpdates') ?? undefined, body });
       return sendJson(response, 200, eventResource(target, 0));
     }
