@@ -7,6 +7,9 @@ import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 
 const keys = ['title', 'text', 'date', 'id', 'which', 'calendar', 'account', 'new_title', 'start', 'end', 'duration', 'all_day', 'location', 'description', 'guests'];
 
+/** Whether the change is to a repeating event's one time or its series. */
+const repeating = (found: FoundEvent) => (found.series ? 'series' : found.event.recurringEventId ? 'this' : undefined);
+
 interface Change {
   found: FoundEvent;
   /** The event patched: the one found, or its series' own event. */
@@ -56,7 +59,7 @@ export default class UpdateEventTool extends GoogleTool {
   override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
     return this.askShowing(stop, async (signal) => {
       const change = await this.plan(params, signal);
-      return describeChange(change.before, change.plan, change.found.calendar, change.found.series);
+      return describeChange(change.before, change.plan, change.found.calendar, repeating(change.found));
     });
   }
 
@@ -71,7 +74,7 @@ export default class UpdateEventTool extends GoogleTool {
         { signal: context.signal },
       ),
     );
-    const every = found.series ? ', every time it repeats' : '';
+    const every = { series: ', every time it repeats', this: ', only this time', none: '' }[repeating(found) ?? 'none'];
     const told = plan.notified.length > 0 ? `Google e-mailed the change to ${plan.notified.join(', ')}.` : 'No one was e-mailed.';
     return `Event changed (id ${saved.data.id ?? found.targetId}${every}): ${describeChangedEvent(saved.data, found.calendar).join('\n')}\nChanged: ${plan.changed.join(', ')}. ${told}`;
   }

@@ -144,11 +144,12 @@ test('update_event on a repeating event asks this time or the series; the series
   assert.equal(toolCalls.listForConversation(1)[0]!.status, 'failed');
   assert.equal(google.standin.patched.length, 0, 'nothing changed without an answer');
 
-  assert.doesNotMatch(toolCalls.listForConversation(1)[1]!.preview!, /whole series/);
+  assert.match(toolCalls.listForConversation(1)[1]!.preview!, /\n  Only this time: the other times of the series stay as they are\.\n/);
   decide('approve');
   await awaitingApproval(3);
   assert.deepEqual(google.standin.patched.map((entry) => entry.eventId), ['yoga_20261201T170000Z'], 'only that time');
   assert.equal(stored(google, 'yoga_20261201T170000Z').start.dateTime, '2026-12-02T18:30:00+01:00');
+  assert.match(toolCalls.listForConversation(1)[1]!.result, /^Event changed \(id yoga_20261201T170000Z, only this time\): Yoga\nWhen: Wed 2 Dec 2026, 18:30–19:30/);
 
   assert.equal(toolCalls.listForConversation(1)[2]!.preview, [
     '  Yoga',

@@ -202,7 +202,7 @@ export function describeChangedEvent(event: CalendarEvent, calendar: ChosenCalen
  * The card: the event before and after, line by line. A line that stays is shown plain
  * (indented), a changed one as "- old" then "+ new"; last, who Google e-mails about it.
  */
-export function describeChange(before: CalendarEvent, plan: ChangePlan, calendar: ChosenCalendar, series: boolean): string[] {
+export function describeChange(before: CalendarEvent, plan: ChangePlan, calendar: ChosenCalendar, repeating?: 'this' | 'series'): string[] {
   const sections = (event: CalendarEvent) => {
     const lines = describeChangedEvent(event, calendar);
     // Notes run over several lines: each labelled line owns the indented ones after it.
@@ -224,7 +224,8 @@ export function describeChange(before: CalendarEvent, plan: ChangePlan, calendar
     if (was.join('\n') === will.join('\n')) card.push(...was.map((line) => `  ${line}`));
     else card.push(...was.map((line) => `- ${line}`), ...will.map((line) => `+ ${line}`));
   }
-  if (series) card.push('  Every time it repeats: the whole series.');
+  if (repeating === 'series') card.push('  Every time it repeats: the whole series.');
+  if (repeating === 'this') card.push('  Only this time: the other times of the series stay as they are.');
   card.push(plan.notified.length > 0 ? `  Google e-mails the change to: ${plan.notified.join(', ')}` : '  No one is e-mailed: it has no guests.');
   return card;
 }

@@ -56,7 +56,7 @@ test('nothing to change, or an end before the start, is told to the model', () =
 
 test('the card keeps unchanged lines plain and shows a change as the old line then the new', () => {
   const plan = planChange({ ...meeting, location: 'Room 1', description: 'Agenda\n- budget' }, { title: 'Budget meeting', description: 'Agenda\n- budget\n- plans' }, paris, now);
-  assert.deepEqual(describeChange({ ...meeting, location: 'Room 1', description: 'Agenda\n- budget' }, plan, paris, false), [
+  assert.deepEqual(describeChange({ ...meeting, location: 'Room 1', description: 'Agenda\n- budget' }, plan, paris), [
     '- Meeting',
     '+ Budget meeting',
     '  When: Tue 24 Nov 2026, 16:00–17:30 (Europe/Paris)',
