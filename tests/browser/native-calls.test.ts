@@ -44,6 +44,8 @@ test('a native-mode chat runs the calculator and an approval-needing tool', asyn
   await page.setViewportSize({ width: 390, height: 844 });
   await page.reload();
   await page.locator('.tool-call-card[data-tool="send_note"][data-status="done"]').waitFor();
-  await page.screenshot({ path: '/work/screens/native-calls-chat.png' });
+  // After a reload on a phone, both calls are still their cards, with no tags or raw tool_calls shown.
+  assert.equal(await page.locator('.tool-call-card[data-status="done"]').count(), 2);
+  assert.doesNotMatch(await page.locator('#chat-thread').innerText(), /\[TOOL:|tool_calls/);
   assertNoPageErrors(page);
 });
