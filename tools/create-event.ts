@@ -1,5 +1,5 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
-import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { ToolError, type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { chooseCalendar } from '../src/providers/google/calendar-choice.js';
 import { describeEvent, summarizeSavedEvent, planEvent, type EventPlan } from '../src/providers/google/calendar-event.js';
 import { pick, readToolInput } from '../src/providers/google/tool-input.js';
@@ -42,8 +42,8 @@ export default class CreateEventTool extends GoogleTool {
     return summarizeSavedEvent(result);
   }
 
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const plan = await this.plan(params, signal);
       return describeEvent(plan.body, plan.calendar).map((line) => `+ ${line}`);
     });

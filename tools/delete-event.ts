@@ -1,9 +1,9 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
-import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
-import { chooseCalendar, type ChosenCalendar } from '../src/providers/google/calendar-choice.js';
-import { dayInterval, dayOf, parseDayRange } from '../src/providers/google/calendar-days.js';
+import { type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { type ChosenCalendar } from '../src/providers/google/calendar-choice.js';
+import { findEvent } from '../src/providers/google/calendar-find.js';
 import { describeEvent, describeWhen, type CalendarEvent } from '../src/providers/google/calendar-event.js';
-import { pick, readToolInput } from '../src/providers/google/tool-input.js';
+import { readToolInput } from '../src/providers/google/tool-input.js';
 
 const keys = ['title', 'text', 'date', 'when', 'id', 'which', 'calendar', 'account'];
 
@@ -46,8 +46,8 @@ export default class DeleteEventTool extends GoogleTool {
     return `${title!.slice(0, 60)}, ${every ? 'every time' : day}`;
   }
 
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const deletion = await this.find(params, signal);
       const lines = describeEvent(deletion.event, deletion.calendar).map((line) => `- ${line}`);
       if (deletion.series) lines.push('- Every time it repeats: the whole series.');
@@ -72,37 +72,7 @@ export default class DeleteEventTool extends GoogleTool {
   }
 
   private async find(params: string, signal: AbortSignal): Promise<Deletion> {
-    const google = this.services.google;
-    const input = readToolInput(params, keys);
-    const title = pick(input, 'title', 'text') ?? (input.text || undefined);
-    const eventId = pick(input, 'id');
-    const which = pick(input, 'which')?.toLowerCase();
-    if (which !== undefined && which !== 'this' && which !== 'series') throw new ToolError('which is "this" (only that time) or "series" (every time).');
-    const account = google.chooseAccount(pick(input, 'account'));
-    const calendar = await chooseCalendar(google, account, pick(input, 'calendar'), signal);
-    const api = await google.calendar(account);
-    let event: CalendarEvent;
-    if (eventId) {
-      event = (await google.call({ account, service: 'Google Calendar', notFound: `No event with id ${eventId} in ${calendar.name}.` }, () => api.events.get({ calendarId: calendar.id, eventId }, { signal }))).data;
-    } else {
-      if (!title) throw new ToolError('Say which event: title: <words of it> and date: <day>, or id.');
-      const today = dayOf(this.services.now(), calendar.timeZone);
-      const range = parseDayRange({ text: pick(input, 'date', 'when') }, today, { first: today, days: 30 });
-      const { start, end } = dayInterval(range, calendar.timeZone);
-      const response = await google.call({ account, service: 'Google Calendar' }, () =>
-        api.events.list({ calendarId: calendar.id, q: title, timeMin: start.toISOString(), timeMax: end.toISOString(), singleEvents: true, orderBy: 'startTime', maxResults: 10 }, { signal }),
-      );
-      const found = (response.data.items ?? []).filter((item) => item.status !== 'cancelled');
-      if (found.length === 0) throw new ToolError(`No event matching "${title}" in ${calendar.name} on those days; try other words or days.`);
-      if (found.length > 1) {
-        throw new ToolError(`${found.length} events match "${title}"; say which with its id:\n${found.map((item) => `${item.id} | ${describeWhen(item, calendar.timeZone)} | ${item.summary ?? '(no title)'}`).join('\n')}`);
-      }
-      event = found[0]!;
-    }
-    const series = Boolean(event.recurringEventId);
-    if (series && which === undefined) {
-      throw new ToolError(`"${event.summary ?? '(no title)'}" repeats. Ask the person: delete only this time (which: this) or the whole series (which: series)?`);
-    }
-    return { calendar, event, eventId: series && which === 'series' ? event.recurringEventId! : event.id!, series: series && which === 'series' };
+    const found = await findEvent(this.services.google, readToolInput(params, keys), this.services.now(), signal, 'delete');
+    return { calendar: found.calendar, event: found.event, eventId: found.targetId, series: found.series };
   }
 }

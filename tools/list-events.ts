@@ -1,6 +1,8 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
 import { type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { addDays, dayInterval, dayOf, formatClock, formatDay, formatRange, parseDay, sameDay, type CalendarDay } from '../src/providers/google/calendar-days.js';
+import { chooseCalendar } from '../src/providers/google/calendar-choice.js';
+import { pick, readToolInput } from '../src/providers/google/tool-input.js';
 import { calendarRequestProperties, readCalendarRequest } from '../src/providers/google/calendar-request.js';
 import type { calendar_v3 } from '@googleapis/calendar';
 
@@ -15,6 +17,9 @@ interface Listed {
 
 const dayNumber = (day: CalendarDay) => Date.UTC(day.year, day.month - 1, day.day);
 
+/** The id to change or delete it by. */
+const idOf = (event: CalendarEvent) => (event.id ? ` (id ${event.id})` : '');
+
 const cut = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 
 /** Read-only: the events of the primary calendar for a day or a range, grouped by day. */
@@ -22,12 +27,14 @@ export default class ListEventsTool extends GoogleTool {
   readonly name = 'list_events';
   override readonly source = 'Google: Calendar';
   readonly description =
-    'List Google Calendar events (read-only) for a day or range: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days". Default today. Optional account first.';
+    'List Google Calendar events (read-only) with their ids for a day or range: "today", "tomorrow", "friday", "2026-11-23", "2026-11-23 to 2026-11-29", "this week", "next 3 days". Default today. Optional account first; JSON adds "calendar" (a calendar\'s name) and "q" (words to search for).';
   readonly examples = ['[TOOL:list_events]tomorrow[/TOOL]', '[TOOL:list_events]2026-11-23 to 2026-11-29[/TOOL]'];
   override readonly parameters: ToolParameters = {
     type: 'object',
     properties: {
       ...calendarRequestProperties('today'),
+      calendar: { type: 'string', description: 'Only this calendar, by its name or id (see list_calendars); by default the main one.' },
+      q: { type: 'string', description: 'Only events with these words in their title, description or place.' },
     },
     additionalProperties: false,
   };
@@ -43,6 +50,9 @@ export default class ListEventsTool extends GoogleTool {
 
   async run(raw: string, context: ToolRunContext): Promise<string> {
     const google = this.services.google;
+    const choice = readToolInput(raw, ['calendar', 'q']);
+    const search = pick(choice, 'q');
+    const named = pick(choice, 'calendar');
     const request = readCalendarRequest(raw, google, { now: this.services.now(), defaultDays: 1 });
     const { start, end } = dayInterval(request.range, google.timeZone);
     const zone = google.timeZone;
@@ -51,10 +61,11 @@ export default class ListEventsTool extends GoogleTool {
     let truncated = false;
 
     for (const account of request.accounts) {
+      const calendarId = named ? (await chooseCalendar(google, account, named, context.signal, 'read')).id : 'primary';
       const calendar = await google.calendar(account);
       const response = await google.call({ account, service: 'Google Calendar' }, () =>
         calendar.events.list(
-          { calendarId: 'primary', timeMin: start.toISOString(), timeMax: end.toISOString(), singleEvents: true, orderBy: 'startTime', maxResults: 100, timeZone: zone },
+          { calendarId, q: search, timeMin: start.toISOString(), timeMax: end.toISOString(), singleEvents: true, orderBy: 'startTime', maxResults: 100, timeZone: zone },
           { signal: context.signal },
         ),
       );
@@ -94,7 +105,7 @@ export default class ListEventsTool extends GoogleTool {
       const endDay = event.end?.date ? addDays(parseDay(event.end.date, firstDay)!, -1) : startDay;
       const until = sameDay(startDay, endDay) ? '' : `, until ${formatDay(endDay)}`;
       const day = clamp(startDay);
-      return { day, order: 0, line: `all day${until}: ${title}${where}${owner}${declined}` };
+      return { day, order: 0, line: `all day${until}: ${title}${where}${owner}${declined}${idOf(event)}` };
     }
     const start = new Date(event.start?.dateTime ?? 0);
     const end = new Date(event.end?.dateTime ?? event.start?.dateTime ?? 0);
@@ -102,6 +113,6 @@ export default class ListEventsTool extends GoogleTool {
     const endDay = dayOf(new Date(end.getTime() - 1), zone);
     const endText = sameDay(startDay, endDay) ? formatClock(end, zone) : `${formatDay(endDay)} ${formatClock(end, zone)}`;
     const startText = sameDay(clamp(startDay), startDay) ? formatClock(start, zone) : `(from ${formatDay(startDay)}) ${formatClock(start, zone)}`;
-    return { day: clamp(startDay), order: start.getTime(), line: `${startText}–${endText} ${title}${where}${owner}${declined}` };
+    return { day: clamp(startDay), order: start.getTime(), line: `${startText}–${endText} ${title}${where}${owner}${declined}${idOf(event)}` };
   }
 }

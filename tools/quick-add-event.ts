@@ -1,5 +1,5 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
-import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { ToolError, type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { calendarLabel, chooseCalendar, type ChosenCalendar } from '../src/providers/google/calendar-choice.js';
 import { describeEvent, summarizeSavedEvent } from '../src/providers/google/calendar-event.js';
 import { pick, readToolInput } from '../src/providers/google/tool-input.js';
@@ -33,8 +33,8 @@ export default class QuickAddEventTool extends GoogleTool {
     return summarizeSavedEvent(result);
   }
 
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const { text, calendar } = await this.read(params, signal);
       return [`+ "${text}"`, `+ Calendar: ${calendarLabel(calendar)}`, 'Google Calendar reads the line when it saves it; the event it became is shown after.'];
     });

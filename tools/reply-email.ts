@@ -1,5 +1,5 @@
 import { MailSendingTool } from '../src/providers/google/google-tool.js';
-import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { ToolError, type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { readMailInput } from '../src/providers/google/mail-input.js';
 import { checkRecipients, messagePreview, sendMessage } from '../src/providers/google/mail-sending.js';
@@ -30,8 +30,8 @@ export default class ReplyEmailTool extends MailSendingTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Sending a reply', done: 'Sent a reply', act: 'send a reply', asks: 'Once sent, it cannot be called back.' };
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const reply = await this.compose(params, signal);
       return messagePreview(reply.account, reply.draft, `"${reply.original.subject}" from ${reply.original.from}`);
     });

@@ -1,5 +1,5 @@
 import { MailSendingTool } from '../src/providers/google/google-tool.js';
-import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { ToolError, type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import type { DraftContent } from '../src/providers/google/draft-message.js';
 import { headerValue, messageBodyText } from '../src/providers/google/gmail-message.js';
 import { messagePreview } from '../src/providers/google/mail-sending.js';
@@ -23,8 +23,8 @@ export default class SendDraftTool extends MailSendingTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Sending a draft', done: 'Sent a draft', act: 'send a draft', asks: 'Once sent, it cannot be called back.' };
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const { account, draft } = await this.read(params, signal);
       return messagePreview(account, draft);
     });

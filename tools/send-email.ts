@@ -1,5 +1,5 @@
 import { MailSendingTool } from '../src/providers/google/google-tool.js';
-import { type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import type { DraftContent } from '../src/providers/google/draft-message.js';
 import { readMailInput } from '../src/providers/google/mail-input.js';
 import { checkRecipients, messagePreview, sendMessage } from '../src/providers/google/mail-sending.js';
@@ -28,8 +28,8 @@ export default class SendEmailTool extends MailSendingTool {
     additionalProperties: false,
   };
   override readonly words: ToolWords = { doing: 'Sending an email', done: 'Sent an email', act: 'send an email', asks: 'Once sent, it cannot be called back.' };
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async () => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async () => {
       const { account, draft } = this.compose(params);
       return messagePreview(account, draft);
     });

@@ -1,5 +1,5 @@
 import { GoogleTool } from '../src/providers/google/google-tool.js';
-import { ToolError, type ApprovalNeed, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { ToolError, type ApprovalNeed, type CallSituation, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { findLabel } from '../src/providers/google/gmail-labels.js';
 import { findMessage, messageIdPattern } from '../src/providers/google/gmail-lookup.js';
 import { headerValue } from '../src/providers/google/gmail-message.js';
@@ -64,8 +64,8 @@ export default class SortEmailTool extends GoogleTool {
     return action && count ? `${count} ${doneWords[action]}` : undefined;
   }
 
-  override async approvalFor(params: string): Promise<ApprovalNeed> {
-    return this.askShowing(async (signal) => {
+  override async approvalFor(params: string, _situation: CallSituation, stop: AbortSignal): Promise<ApprovalNeed> {
+    return this.askShowing(stop, async (signal) => {
       const { action, label, targets } = await this.read(params, signal);
       return [`${actionWords[action](label ?? '')}:`, ...targets.map((target) => `  ${target.line}`)];
     });

@@ -4,34 +4,10 @@
  * googleapis code. Each call waits on a card showing the event as it will be saved.
  */
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
-import type { ScriptedReply } from '../support/ollama-standin.js';
-import { account, fixedNow, startGoogleHarness } from '../support/google-setup.js';
+import { test } from 'node:test';
+import { account } from '../support/google-setup.js';
 import { readOnlyScopes } from '../support/google-standin.js';
-import { startChatHarness } from '../support/test-app.js';
-
-const reply = (content: string): ScriptedReply => ({ content });
-
-async function startCalendarChat(t: TestContext) {
-  const google = await startGoogleHarness(t);
-  google.standin.state.now = fixedNow;
-  google.standin.accounts.get(account)!.calendars.push({ id: 'family-id@group.calendar.google.com', summary: 'Family', timeZone: 'America/New_York', accessRole: 'owner' });
-  const harness = await startChatHarness(t, { dependencies: { toolServices: { google: google.google, now: () => fixedNow } } });
-  const cards: string[] = [];
-  /** Until the `count`-th call of the chat waits on its card. */
-  const awaitingApproval = (count = 1) =>
-    harness.socket.waitFor((message) => {
-      const html = String(message.content);
-      if (!html.includes('data-status="awaiting-approval"')) return false;
-      cards.push(html);
-      return harness.toolCalls.listForConversation(1)[count - 1]?.status === 'awaiting-approval';
-    });
-  const decide = (decision: 'approve' | 'deny') => {
-    const call = harness.toolCalls.listForConversation(1).find((candidate) => candidate.status === 'awaiting-approval')!;
-    harness.socket.send({ type: 'approval', toolCallId: String(call.id), decision });
-  };
-  return { ...harness, google, cards, awaitingApproval, decide };
-}
+import { reply, startCalendarChat, type CalendarChat } from '../support/calendar-chat.js';
 
 const lunch = '[TOOL:create_event]title: Lunch with Sam\nstart: friday 13:00\nlocation: Café Blanc\nguests: sam.b@example.org\nreminders: 30 min[/TOOL]';
 
@@ -139,14 +115,14 @@ test('an account authorized with the old scopes still reads the calendar; adding
   assert.deepEqual(google.standin.inserted, []);
 });
 
-function addEvents(google: Awaited<ReturnType<typeof startCalendarChat>>['google']) {
+function addEvents(google: CalendarChat['google']) {
   google.standin.accounts.get(account)!.events.push(
     { id: 'dentist1', summary: 'Dentist', location: 'Smile Clinic', start: { dateTime: '2026-11-24T16:00:00+01:00' }, end: { dateTime: '2026-11-24T17:00:00+01:00' } },
     { id: 'yoga_20261124', recurringEventId: 'yoga', summary: 'Yoga', start: { dateTime: '2026-11-24T18:00:00+01:00' }, end: { dateTime: '2026-11-24T19:00:00+01:00' } },
     { id: 'yoga_20261201', recurringEventId: 'yoga', summary: 'Yoga', start: { dateTime: '2026-12-01T18:00:00+01:00' }, end: { dateTime: '2026-12-01T19:00:00+01:00' } },
   );
 }
-const eventIds = (google: Awaited<ReturnType<typeof startCalendarChat>>['google']) => google.standin.accounts.get(account)!.events.map((event) => event.id);
+const eventIds = (google: CalendarChat['google']) => google.standin.accounts.get(account)!.events.map((event) => event.id);
 
 test('delete_event: the card shows the event that goes; Deny keeps it, Approve deletes exactly it', async (t) => {
   const { socket, standin, google, awaitingApproval, decide, turnFinished, toolCalls } = await startCalendarChat(t);
@@ -190,4 +166,22 @@ test('delete_event on a repeating event asks this time or the series; each delet
   await turnFinished();
   assert.deepEqual(eventIds(google), ['dentist1']);
   assert.deepEqual(google.standin.deleted.map((entry) => entry.eventId), ['yoga_20261201', 'yoga']);
+});
+
+test('list_events shows each event\'s id, searches by words (q) and lists a calendar chosen by name', async (t) => {
+  const { socket, standin, google, turnFinished, toolCalls } = await startCalendarChat(t);
+  addEvents(google);
+  google.standin.accounts.get(account)!.events.push({ id: 'picnic1', calendarId: 'family-id@group.calendar.google.com', summary: 'Picnic', description: 'Bring the dentist\'s blanket', start: { dateTime: '2026-11-25T12:00:00-05:00' }, end: { dateTime: '2026-11-25T13:00:00-05:00' } });
+  standin.enqueue(
+    reply('[TOOL:list_events]{"when": "2026-11-23 to 2026-12-06", "q": "smile clinic"}[/TOOL]'),
+    reply('[TOOL:list_events]{"when": "2026-11-23 to 2026-12-06", "calendar": "family"}[/TOOL]'),
+    reply('Listed.'),
+  );
+  socket.send({ type: 'send', message: 'When is the dentist, and what is on the family calendar?' });
+  await turnFinished();
+  const [searched, family] = toolCalls.listForConversation(1);
+  assert.match(searched!.result, /Dentist \(Smile Clinic\) \(id dentist1\)/);
+  assert.doesNotMatch(searched!.result, /Yoga|Picnic/, 'only events with every word');
+  assert.match(family!.result, /Picnic \(id picnic1\)/);
+  assert.doesNotMatch(family!.result, /Dentist|Yoga/, 'only the Family calendar');
 });

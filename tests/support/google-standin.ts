@@ -15,6 +15,11 @@
  *   Calendar GET /calendar/v3/users/me/calendarList    (each calendar with its own time zone)
  *           GET /calendar/v3/calendars/{id}/events (q=), POST …/events (insert), POST …/events/quickAdd,
  *           GET and DELETE …/events/{eventId} (a series' id deletes every occurrence)
+ *           PATCH …/events/{eventId} (the fields given replace those stored, null clears one; a
+ *                                      series' own event moves every occurrence with it but
+ *                                      those moved alone)
+ *           (a series' own event, with `recurrence`, is stored beside its occurrences; lists,
+ *           asked for single events as Hearth asks, leave it out)
  *           POST /calendar/v3/freeBusy
  * Every API request is checked against the scopes its access token was granted: a missing one
  * is Google's 403 insufficientPermissions.
@@ -22,7 +27,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseClock, parseDay, zonedTime, dayOf, addDays } from '../../src/providers/google/calendar-days.js';
+import { parseClock, parseDay, zonedTime, zonedIso, dayOf, addDays, formatClock } from '../../src/providers/google/calendar-days.js';
 
 export interface StandinPart {
   mimeType: string;
@@ -98,6 +103,15 @@ export interface RecordedInsert {
   calendarId: string;
   sendUpdates: string | undefined;
   event: StandinEvent;
+}
+
+/** An events.patch: the body as sent, and how Google was asked to tell the guests. */
+export interface RecordedPatch {
+  account: string;
+  calendarId: string;
+  eventId: string;
+  sendUpdates: string | undefined;
+  body: Record<string, unknown>;
 }
 
 export interface RecordedDraft {
@@ -218,6 +232,8 @@ export async function startGoogleStandin() {
   const sent: RecordedSend[] = [];
   const inserted: RecordedInsert[] = [];
   const deleted: Array<{ account: string; calendarId: string; eventId: string; sendUpdates: string | undefined }> = [];
+  const patched: RecordedPatch[] = [];
+  const movedAlone = new WeakSet<StandinEvent>();
   const authorizations: Array<Record<string, string>> = [];
   const tokenRequests: Array<Record<string, string>> = [];
   const apiRequests: Array<{ method: string; path: string; account: string | undefined }> = [];
@@ -231,6 +247,11 @@ export async function startGoogleStandin() {
     apiFailure: undefined as { status: number; reason: string; message: string } | undefined,
     /** "Today" for quick add; by default the real time. */
     now: undefined as Date | undefined,
+    /**
+     * While set, each API request waits for the promise it returns before it is answered
+     * (slow-Google tests); `hungUp` settles when the caller gives up on it (an aborted call).
+     */
+    hold: undefined as ((path: string, hungUp: Promise<void>) => Promise<void>) | undefined,
   };
   let draftCount = 0;
   let sentCount = 0;
@@ -558,6 +579,65 @@ export async function startGoogleStandin() {
 
   const isoDate = (day: { year: number; month: number; day: number }) => `${day.year}-${String(day.month).padStart(2, '0')}-${String(day.day).padStart(2, '0')}`;
 
+  /** Patch semantics: a field given replaces the stored one, null clears it; start and end merge field by field. */
+  function patchEvent(event: StandinEvent, body: Record<string, unknown>): StandinEvent {
+    const result: Record<string, unknown> = structuredClone(event) as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(body)) {
+      if (key === 'id') continue;
+      if (value === null) delete result[key];
+      else if ((key === 'start' || key === 'end') && typeof value === 'object') {
+        const merged: Record<string, unknown> = { ...(result[key] as Record<string, unknown>) };
+        for (const [field, fieldValue] of Object.entries(value as Record<string, unknown>)) {
+          if (fieldValue === null) delete merged[field];
+          else merged[field] = fieldValue;
+        }
+        result[key] = merged;
+      } else result[key] = value;
+    }
+    return result as unknown as StandinEvent;
+  }
+
+  /** The stored event becomes `changed`, in place (tests hold it). */
+  function replaceEvent(event: StandinEvent, changed: StandinEvent): void {
+    Object.keys(event).forEach((key) => delete (event as unknown as Record<string, unknown>)[key]);
+    Object.assign(event, changed);
+  }
+
+  /** What Google answers about an event's times that cannot be saved, if anything. */
+  function timesProblem(event: StandinEvent): string | undefined {
+    for (const time of [event.start, event.end]) {
+      if (time.date && time.dateTime) return 'Invalid start or end: a date and a dateTime.';
+      if (!time.date && instantOf(time) === undefined) return 'Missing time zone definition for start time.';
+    }
+    if (Boolean(event.start.date) !== Boolean(event.end.date)) return 'Invalid start or end: one is a date, the other a dateTime.';
+    const start = event.start.date ?? instantOf(event.start)!;
+    const end = event.end.date ?? instantOf(event.end)!;
+    return Date.parse(end) <= Date.parse(start) ? 'The specified time range is empty.' : undefined;
+  }
+
+  /**
+   * A series moved: each occurrence moves by as many days as its first one, to the series' new
+   * time of day in the series' zone (so summer and winter times both keep it), with its length.
+   */
+  function moveOccurrences(before: StandinEvent, after: StandinEvent, occurrences: StandinEvent[], calendarZone: string): Array<Partial<StandinEvent>> {
+    const zone = after.start.timeZone ?? calendarZone;
+    if (JSON.stringify([before.start, before.end]) === JSON.stringify([after.start, after.end])) return occurrences.map(() => ({}));
+    const dayIn = (time: StandinEvent['start']) => (time.date ? parseDay(time.date, { year: 2000, month: 1, day: 1 })! : dayOf(new Date(instantOf(time)!), zone));
+    const days = (Date.UTC(dayIn(after.start).year, dayIn(after.start).month - 1, dayIn(after.start).day) - Date.UTC(dayIn(before.start).year, dayIn(before.start).month - 1, dayIn(before.start).day)) / 86_400_000;
+    return occurrences.map((occurrence) => {
+      const day = addDays(dayIn(occurrence.start), days);
+      if (after.start.date) {
+        const length = Date.parse(after.end.date!) - Date.parse(after.start.date);
+        const first = isoDate(day);
+        return { start: { date: first }, end: { date: new Date(Date.parse(first) + length).toISOString().slice(0, 10) } };
+      }
+      const [hour, minute] = formatClock(new Date(instantOf(after.start)!), zone).split(':').map(Number);
+      const start = zonedTime(day, hour!, minute!, zone);
+      const end = new Date(start.getTime() + Date.parse(instantOf(after.end)!) - Date.parse(instantOf(after.start)!));
+      return { start: { dateTime: zonedIso(start, zone), timeZone: zone }, end: { dateTime: zonedIso(end, zone), timeZone: zone } };
+    });
+  }
+
   const eventResource = (event: StandinEvent, index: number) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event });
 
   async function handleCalendar(request: http.IncomingMessage, response: http.ServerResponse, url: URL, account: StandinAccount, rest: string): Promise<void> {
@@ -589,6 +669,29 @@ export async function startGoogleStandin() {
       return sendJson(response, 200, eventResource(stored, 0));
     }
     const onePath = /^calendars\/([^/]+)\/events\/([^/]+)$/.exec(rest);
+    if (onePath && request.method === 'PATCH') {
+      const calendar = calendarNamed(account, onePath[1]!, response);
+      if (!calendar) return;
+      if (calendar.accessRole !== 'owner' && calendar.accessRole !== 'writer') return apiError(response, 403, 'You need to have writer access to this calendar.', 'requiredAccessLevel', 'PERMISSION_DENIED');
+      const eventId = decodeURIComponent(onePath[2]!);
+      const target = account.events.filter(inCalendar(account, calendar)).find((event) => event.id === eventId);
+      if (!target) return apiError(response, 404, 'Not Found', 'notFound', 'NOT_FOUND');
+      const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+      const changed = patchEvent(target, body);
+      const problem = timesProblem(changed);
+      if (problem) return apiError(response, 400, problem, problem.startsWith('The specified') ? 'timeRangeEmpty' : 'invalid', 'INVALID_ARGUMENT');
+      // An occurrence changed alone is an exception: it keeps its own time when the series moves.
+      if (target.recurringEventId && (body.start || body.end)) movedAlone.add(target);
+      const occurrences = account.events.filter((event) => event.recurringEventId === eventId);
+      if (occurrences.length > 0) {
+        const moved = moveOccurrences(target, changed, occurrences, calendar.timeZone);
+        const shared = Object.fromEntries(Object.entries(body).filter(([key]) => !['start', 'end', 'recurrence', 'id'].includes(key)));
+        for (const [index, occurrence] of occurrences.entries()) replaceEvent(occurrence, { ...patchEvent(occurrence, shared), ...(movedAlone.has(occurrence) ? {} : moved[index]) });
+      }
+      replaceEvent(target, changed);
+      patched.push({ account: account.email, calendarId: calendar.id, eventId, sendUpdates: url.searchParams.get('sendUpdates') ?? undefined, body });
+      return sendJson(response, 200, eventResource(target, 0));
+    }
     if (onePath && (request.method === 'DELETE' || request.method === 'GET')) {
       const calendar = calendarNamed(account, onePath[1]!, response);
       if (!calendar) return;
@@ -607,10 +710,13 @@ export async function startGoogleStandin() {
       if (!calendar) return;
       const start = Date.parse(url.searchParams.get('timeMin') ?? '1970-01-01T00:00:00Z');
       const end = Date.parse(url.searchParams.get('timeMax') ?? '2100-01-01T00:00:00Z');
-      const text = url.searchParams.get('q')?.toLowerCase();
+      // Like Google, q matches whole words of the title, description and place.
+      const text = url.searchParams.get('q')?.trim().toLowerCase();
+      const single = url.searchParams.get('singleEvents') === 'true';
       const items = account.events
         .filter(inCalendar(account, calendar))
-        .filter((event) => !text || `${event.summary} ${event.location ?? ''} ${event.description ?? ''}`.toLowerCase().includes(text))
+        .filter((event) => !(single && event.recurrence?.length))
+        .filter((event) => !text || text.split(/\s+/).every((word) => `${event.summary} ${event.location ?? ''} ${event.description ?? ''}`.toLowerCase().split(/\W+/).includes(word)))
         .filter((event) => overlaps(event, start, end))
         .sort((a, b) => Date.parse(a.start.dateTime ?? a.start.date!) - Date.parse(b.start.dateTime ?? b.start.date!))
         .map((event, index) => ({ kind: 'calendar#event', id: event.id ?? `event-${index}`, status: event.status ?? 'confirmed', ...event }));
@@ -621,7 +727,7 @@ export async function startGoogleStandin() {
       const start = Date.parse(body.timeMin);
       const end = Date.parse(body.timeMax);
       const busy = account.events
-        .filter((event) => event.transparency !== 'transparent' && event.status !== 'cancelled' && event.start.dateTime && overlaps(event, start, end))
+        .filter((event) => event.transparency !== 'transparent' && event.status !== 'cancelled' && !event.recurrence?.length && event.start.dateTime && overlaps(event, start, end))
         .map((event) => ({ start: new Date(Math.max(Date.parse(event.start.dateTime!), start)).toISOString(), end: new Date(Math.min(Date.parse(event.end.dateTime!), end)).toISOString() }));
       const calendars = Object.fromEntries(body.items.map((item) => [item.id, { busy }]));
       return sendJson(response, 200, { kind: 'calendar#freeBusy', timeMin: body.timeMin, timeMax: body.timeMax, calendars });
@@ -647,6 +753,11 @@ export async function startGoogleStandin() {
       const account = authorizedAccount(request, response, url.pathname);
       apiRequests.push({ method: request.method ?? 'GET', path: url.pathname, account: account?.email });
       if (!account) return;
+      if (state.hold) {
+        const hungUp = new Promise<void>((resolve) => response.on('close', () => resolve()));
+        await state.hold(url.pathname, hungUp);
+        if (response.destroyed) return;
+      }
       if (state.apiFailure) {
         const { status, reason, message } = state.apiFailure;
         return apiError(response, status, message, reason, status === 429 ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED');
@@ -679,6 +790,7 @@ export async function startGoogleStandin() {
     sent,
     inserted,
     deleted,
+    patched,
     authorizations,
     tokenRequests,
     apiRequests,

@@ -152,7 +152,7 @@ export function createToolCallRunner(dependencies: ToolCallRunnerDependencies) {
     const copied = copiedFromResults(tag, request.context.seenResults);
     // Arguments that do not fit the tool's schema go back to the model before anyone is asked.
     const problem = copied || !tool || tag.tooLong ? undefined : argumentsProblem(tool, tag.params, tag.native === true);
-    const need = copied || !tool || tag.tooLong || problem ? undefined : await tool.approvalFor(tag.params, request.context);
+    const need = copied || !tool || tag.tooLong || problem ? undefined : await tool.approvalFor(tag.params, request.context, request.signal);
     const needsApproval = need !== undefined && need.ask && !(tool!.canAlwaysAllow && approvals.isAlwaysAllowed(name));
     const record = toolCalls.add(request.messageId, request.conversationId, name, tag.params, needsApproval ? 'awaiting-approval' : 'running', need?.preview ?? null);
     request.onAdded(record.id);

@@ -223,8 +223,11 @@ export abstract class Tool<Needs extends ServiceName = never> {
     this.services = servicesFor(new.target.needs as readonly Needs[], services, new.target.name);
   }
 
-  /** Tools that act on the world ask first; a tool may decide per call and show what it would change. */
-  async approvalFor(_params: string, _situation: CallSituation): Promise<ApprovalNeed> {
+  /**
+   * Tools that act on the world ask first; a tool may decide per call and show what it would
+   * change. `signal` is aborted when the person presses Stop: a lookup for the card ends with it.
+   */
+  async approvalFor(_params: string, _situation: CallSituation, _signal: AbortSignal): Promise<ApprovalNeed> {
     return { ask: this.actsOnWorld };
   }
 

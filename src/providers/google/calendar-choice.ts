@@ -35,8 +35,8 @@ export async function listCalendars(google: GoogleServices, account: string, sig
   return calendars.sort((a, b) => Number(b.primary) - Number(a.primary));
 }
 
-/** The named calendar (by name or id, any case), or the primary one; refused when the person cannot add events to it. */
-export async function chooseCalendar(google: GoogleServices, account: string, name: string | undefined, signal: AbortSignal): Promise<ChosenCalendar> {
+/** The named calendar (by name or id, any case), or the primary one; to write, refused when the person cannot add events to it. */
+export async function chooseCalendar(google: GoogleServices, account: string, name: string | undefined, signal: AbortSignal, use: 'read' | 'write' = 'write'): Promise<ChosenCalendar> {
   const calendars = await listCalendars(google, account, signal);
   const wanted = name?.trim().toLowerCase();
   const found = !wanted || wanted === 'primary'
@@ -47,7 +47,7 @@ export async function chooseCalendar(google: GoogleServices, account: string, na
     const names = calendars.map((calendar) => `"${calendar.name}"`).join(', ');
     throw new ToolError(wanted ? `${account} has no calendar called "${name!.trim()}". Its calendars: ${names || 'none'}.` : `${account} has no primary calendar.`);
   }
-  if (!found.writable) throw new ToolError(`The calendar "${found.name}" of ${account} is read-only for this account; choose another: ${calendars.filter((calendar) => calendar.writable).map((calendar) => `"${calendar.name}"`).join(', ')}.`);
+  if (use === 'write' && !found.writable) throw new ToolError(`The calendar "${found.name}" of ${account} is read-only for this account; choose another: ${calendars.filter((calendar) => calendar.writable).map((calendar) => `"${calendar.name}"`).join(', ')}.`);
   return found;
 }
 

@@ -192,6 +192,6 @@ export function describeEvent(event: CalendarEvent, calendar: ChosenCalendar): s
 
 /** A saved event's card line: "Event saved: Lunch with Sam\nWhen: Fri 27 Nov 2026, 13:00–14:00 (…)" → "Lunch with Sam, Fri 27 Nov 2026, 13:00–14:00". */
 export function summarizeSavedEvent(result: string): string | undefined {
-  const match = /^Event saved[^:]*: (.*)\nWhen: (.*?)(?: \(.*\))?$/m.exec(result);
+  const match = /^Event (?:saved|changed)[^:]*: (.*)\nWhen: (.*?)(?: \(.*\))?$/m.exec(result);
   return match ? `${match[1]!.slice(0, 60)}, ${match[2]}` : undefined;
 }

@@ -21,14 +21,16 @@ export abstract class GoogleTool extends Tool.using('google') {
 
   /**
    * Always asks, showing what the call will do (the lines `preview` makes, from the same plan
-   * `run` carries out). When the plan cannot be made (a wrong date, Google unreachable) it still
+   * `run` carries out; `stop` is approvalFor's signal). When the plan cannot be made (a wrong date, Google unreachable) it still
    * asks, saying why: a write never runs unasked because looking ahead failed.
    */
-  protected async askShowing(preview: (signal: AbortSignal) => Promise<string[]>): Promise<ApprovalNeed> {
+  protected async askShowing(stop: AbortSignal, preview: (signal: AbortSignal) => Promise<string[]>): Promise<ApprovalNeed> {
     try {
-      const lines = await preview(AbortSignal.timeout(Math.min(this.timeoutMs, 15_000)));
+      // Stop ends a slow lookup at once, as it ends a call that runs.
+      const lines = await preview(AbortSignal.any([stop, AbortSignal.timeout(Math.min(this.timeoutMs, 15_000))]));
       return { ask: true, preview: lines.join('\n') };
     } catch (error) {
+      if (stop.aborted) return { ask: true, preview: 'Stopped before it was prepared.' };
       const reason = error instanceof Error ? error.message : String(error);
       return { ask: true, preview: `Could not prepare this: ${reason.split('\n')[0]!.slice(0, 300)}` };
     }

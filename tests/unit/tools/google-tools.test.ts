@@ -188,11 +188,11 @@ test('calendar: events of a day or range in the local zone, all-day and cancelle
   const events = harness.tool(ListEventsTool);
   assert.equal(
     await harness.run(events, 'today'),
-    ['Events Mon 23 Nov 2026 (times in Europe/Paris) in sam@example.com:', 'Mon 23 Nov 2026', '  10:00–11:00 Dentist (Main St 4)', '  16:30–17:00 Standup'].join('\n'),
+    ['Events Mon 23 Nov 2026 (times in Europe/Paris) in sam@example.com:', 'Mon 23 Nov 2026', '  10:00–11:00 Dentist (Main St 4) (id event-0)', '  16:30–17:00 Standup (id event-2)'].join('\n'),
   );
   assert.equal(
     await harness.run(events, 'from: 2026-11-24\nto: 2026-11-25'),
-    ['Events Tue 24 Nov 2026 – Wed 25 Nov 2026 (times in Europe/Paris) in sam@example.com:', 'Tue 24 Nov 2026', '  all day, until Wed 25 Nov 2026: School holiday', 'Wed 25 Nov 2026', '  18:00–19:30 Football'].join('\n'),
+    ['Events Tue 24 Nov 2026 – Wed 25 Nov 2026 (times in Europe/Paris) in sam@example.com:', 'Tue 24 Nov 2026', '  all day, until Wed 25 Nov 2026: School holiday (id event-0)', 'Wed 25 Nov 2026', '  18:00–19:30 Football (id event-1)'].join('\n'),
   );
   assert.match(await harness.run(events, 'sunday'), /Sun 29 Nov 2026 .*\nNo events\.$/);
 

@@ -63,6 +63,15 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ title: 'Lunch', date: '2026-11-27', which: 'this', calendar: 'primary', account }, /^Deleted "Lunch" \(Fri 27 Nov 2026, 13:00–14:00 \(Europe\/Paris\)\) from sam@example\.com\.$/],
     [{ id: 'party1' }, /^Deleted "Party" /],
   ],
+  // An optician's visit, create_event's trip, and a picnic by its id.
+  update_event: [
+    [
+      { title: 'Optician', date: '2026-11-24', which: 'this', new_title: 'Optician (check-up)', start: '2026-11-25 10:00', end: '11:30', location: 'Smile Clinic', description: 'Bring the card', guests: 'bo@example.com', calendar: 'primary', account },
+      /^Event changed \(id optician1\): Optician \(check-up\)\nWhen: Wed 25 Nov 2026, 10:00–11:30 \(Europe\/Paris\)\n.*\nWhere: Smile Clinic\nGuests: bo@example\.com\nNotes: Bring the card\nChanged: title, time, place, notes, guests\. Google e-mailed the change to bo@example\.com\.$/,
+    ],
+    [{ title: 'Trip', date: '2026-11-28', duration: '3 days', all_day: true }, /When: Sat 28 Nov 2026 – Mon 30 Nov 2026, all day/],
+    [{ id: 'picnic1', start: '2026-12-06 12:00' }, /^Event changed \(id picnic1\): Picnic\nWhen: Sun 6 Dec 2026, 12:00–13:00 \(Europe\/Paris\)/],
+  ],
   forward_email: [[{ forward: '18c2f0a1b2c3d4e5', to: 'anna@example.com', cc: 'bo@example.com', body: 'FYI', account }, /^Forwarded from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Fwd: Trip on Friday$/]],
   // The draft create_draft saved above (tools run in file order: create-draft before send-draft).
   send_draft: [[{ id: 'r-draft-1', account }, /^Draft r-draft-1 sent from sam@example\.com \(message id sent\d+\)\. To: anna@example\.com \| Subject: Saturday$/]],
@@ -71,6 +80,7 @@ const calls: Record<string, [Record<string, unknown>, RegExp][]> = {
     [{ when: 'tomorrow', account }, /^Events Tue 24 Nov 2026 \(times in Europe\/Paris\) in sam@example\.com:/],
     [{ date: '2026-11-25', to: '2026-11-26' }, /^Events Wed 25 Nov 2026 – Thu 26 Nov 2026 /],
     [{ date: '2026-11-25', days: 3 }, /^Events Wed 25 Nov 2026 – Fri 27 Nov 2026 /],
+    [{ when: 'this week', calendar: 'primary', q: 'dentist' }, /^Events Mon 23 Nov 2026 – Sun 29 Nov 2026 /],
   ],
   find_free_time: [
     [{ when: 'tomorrow', duration: '1.5h', hours: '10:00-16:00' }, /^Free time of at least 90 min between 10:00 and 16:00, Tue 24 Nov 2026 .*\nTue 24 Nov 2026: 10:00–16:00$/],
@@ -94,6 +104,7 @@ const refused: Record<string, Record<string, unknown>> = {
   quick_add_event: { text: 3 },
   send_email: { body: 'No recipient' },
   delete_event: { which: 'this' },
+  update_event: { which: 'series', start: '10:00' },
   send_draft: { id: 'has spaces' },
   forward_email: { forward: '18c2f0a1b2c3d4e5', body: 'no recipient' },
   sort_email: { action: 'delete_forever', ids: '18c2f0a1b2c3d4e6' },
@@ -120,8 +131,12 @@ test('every tool\'s parameters are valid JSON Schema that its real arguments fit
     database.close();
     fs.rmSync(directory, { recursive: true, force: true });
   });
-  // delete_event finds one by id; its other row deletes the lunch create_event saved.
-  google.standin.accounts.get(account)!.events.push({ id: 'party1', summary: 'Party', start: { date: '2026-12-05' }, end: { date: '2026-12-06' } });
+  // delete_event finds one by id; its other row deletes the lunch create_event saved. update_event changes one by id.
+  google.standin.accounts.get(account)!.events.push(
+    { id: 'party1', summary: 'Party', start: { date: '2026-12-05' }, end: { date: '2026-12-06' } },
+    { id: 'picnic1', summary: 'Picnic', start: { date: '2026-12-06' }, end: { date: '2026-12-07' } },
+    { id: 'optician1', summary: 'Optician', start: { dateTime: '2026-11-24T16:00:00+01:00' }, end: { dateTime: '2026-11-24T17:00:00+01:00' } },
+  );
   const registry = await loadTools(toolsFolder, google.services);
   registry.add(new FindToolsTool(google.services, registry));
   const memory = createMemoryFile({ file: path.join(directory, 'memory.md'), maxBytes: 2048, database });

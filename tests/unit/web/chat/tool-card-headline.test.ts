@@ -82,6 +82,9 @@ const cards: [string, Status, string, string][] = [
   ['reply_email', 'done', 'Reply sent from sam@example.com in the thread of the message (message id s2). To: School <office@school.example> | Cc: bo@example.com | Subject: Re: Trip', 'Sent a reply — to School <office@school.example>'],
   ['delete_event', 'done', 'Deleted every time of "Yoga" (Tue 24 Nov 2026, 18:00–19:00 (Europe/Paris)) from Family.', 'Deleted an event from your calendar — Yoga, every time'],
   ['delete_event', 'done', 'Deleted "Dentist" (Tue 24 Nov 2026, 16:00–17:00 (Europe/Paris)) from sam@example.com.', 'Deleted an event from your calendar — Dentist, Tue 24 Nov 2026'],
+  ['update_event', 'awaiting-approval', '', 'Wants to change an event in your calendar — allow?'],
+  ['update_event', 'done', 'Event changed (id dentist1): Dentist\nWhen: Wed 25 Nov 2026, 10:00–11:00 (Europe/Paris)\nCalendar: main calendar of sam@example.com\nChanged: time. No one was e-mailed.', 'Changed an event in your calendar — Dentist, Wed 25 Nov 2026, 10:00–11:00'],
+  ['update_event', 'done', 'Event changed (id yoga, every time it repeats): Yoga\nWhen: Tue 24 Nov 2026, 19:00–20:00 (Europe/Paris)\nChanged: time. No one was e-mailed.', 'Changed an event in your calendar — Yoga, Tue 24 Nov 2026, 19:00–20:00'],
   ['send_draft', 'done', 'Draft r-1 sent from sam@example.com (message id s3). To: anna@example.com | Subject: Saturday', 'Sent a draft — to anna@example.com'],
   ['forward_email', 'done', 'Forwarded from sam@example.com (message id s4). To: anna@example.com | Subject: Fwd: Invoice', 'Forwarded an email — to anna@example.com'],
   ['sort_email', 'awaiting-approval', '', 'Wants to sort your email — allow?'],
@@ -116,7 +119,7 @@ test('every tool\'s card says what happened in its own words, with a one-line su
 test('every built-in tool, find_tools and memory_update have their own words and a summary of a real result shape', () => {
   const worded = new Set(cards.filter(([, status, , expected]) => status === 'done' && expected.includes(' — ')).map(([name]) => name));
   const tools = [...registry.all, registry.forTag('memory')!].filter((tool) => tool.source !== 'MCP: files');
-  assert.equal(tools.length, 22);
+  assert.equal(tools.length, 23);
   for (const tool of tools) {
     assert.ok(tool.words, `${tool.name} has its own words`);
     assert.ok(worded.has(tool.name), `${tool.name}'s summary is in the table`);
