@@ -43,7 +43,8 @@ test('what does this page say: the page is read, its card names it, the answer c
   app.standin.enqueue({ content: `[TOOL:read_web_page]${address}[/TOOL]` }, { content: `Volunteers counted more hedgehogs this spring, the first rise in a decade. Source: [${address}](${address})` });
 
   await send(page, `What does this page say? ${address}`);
-  await page.locator('.tool-call-card[data-tool="read_web_page"][data-status="done"]').waitFor();
+  // The first page read starts the reader's worker (under the sources, with tsx's loader): seconds on a busy machine.
+  await page.locator('.tool-call-card[data-tool="read_web_page"][data-status="done"]').waitFor({ timeout: 30_000 });
   assert.equal(await waitForReplyEnd(page), 'complete');
   assert.equal(await page.locator('.tool-call-card .tool-call-summary').innerText(), 'Read a web page — “Hedgehogs return to city gardens”');
 

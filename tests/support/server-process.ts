@@ -90,7 +90,8 @@ export async function stopServer(running: Running, graceMs = 12_000): Promise<vo
   clearTimeout(timer);
 }
 
-export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+/** Waits for a line of output; the limit is generous because a server started from the sources under tsx can take 20 s at load 18. */
+export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = running.output().match(pattern);
