@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createAddressPolicy } from '../../src/providers/web/address-policy.js';
 import { searxngEngine } from '../../src/providers/web/search-engines.js';
 import { createWebServices } from '../../src/providers/web/web-services.js';
 import { assertNoPageErrors, launchBrowser } from '../support/browser.js';
@@ -23,7 +22,7 @@ after(async () => {
 test('what does this page say: the page is read, its card names it, the answer cites its address as a safe link', async (t) => {
   const pages = await startWebStandin();
   t.after(() => pages.close());
-  const web = createWebServices({ enabled: true, policy: createAddressPolicy({ allowHosts: [standinHost] }), engine: searxngEngine(`http://127.0.0.1:${pages.port}`), resolver: pages.resolver });
+  const web = createWebServices({ enabled: true, addresses: { allowHosts: [standinHost] }, engine: searxngEngine(`http://127.0.0.1:${pages.port}`), resolver: pages.resolver });
   t.after(() => web.close());
   const { page, test: app } = await openChat(t, browser, { app: { dependencies: { toolServices: { web } } } });
   const address = `${pages.origin}/article`;
