@@ -17,6 +17,7 @@ import { createMemoryFile } from './providers/memory/memory-file.js';
 import { MemoryUpdateTool } from './providers/memory/memory-update-tool.js';
 import { photoLimits } from './providers/photos/photo-checks.js';
 import { createVisionModels } from './providers/photos/vision-models.js';
+import { webServicesFromConfig } from './providers/web/web-services.js';
 import { createChatService } from './replies/chat-service.js';
 import { ReplyHub } from './replies/reply-hub.js';
 import { contextTokensOf, createReplyRunner, serverStoppedText } from './replies/reply-runner.js';
@@ -156,8 +157,8 @@ export async function createServices(options: ServiceOptions) {
     logger,
     now: () => new Date(),
     google: googleServicesFromConfig(config, logger),
-    // The web tools' provider, imported here only: its search library and page reader load on first use.
-    web: (await import('./providers/web/web-services.js')).webServicesFromConfig(config),
+    // The web tools' provider: its address checks, search library and page reader load on first use.
+    web: webServicesFromConfig(config),
     ...options.toolServices,
   };
   const registry = options.registry ?? (await loadTools(toolsFolder, toolServices));

@@ -30,7 +30,7 @@ const firstUsePackages = [
   'turndown',
 ];
 
-test('a Hearth that has just started, and has shown its login page, has loaded no ajv; logged in and showing the chat page, no library of a feature not used yet; a photo loads image-size', async (t) => {
+test('a Hearth that has just started, and has shown its login page, has loaded no ajv; logged in and showing the chat page, no library of a feature not used yet nor the web page reader; a photo loads image-size', async (t) => {
   const { buildTestApp, csrfTokenFrom } = await import('../support/test-app.js');
   const { uploadPhoto } = await import('../support/photo-upload.js');
   const { smallJpeg } = await import('../support/test-photos.js');
@@ -53,6 +53,10 @@ test('a Hearth that has just started, and has shown its login page, has loaded n
     [],
     'loaded at start although their feature was not used',
   );
+
+  // The web tools' address checks (with ipaddr.js), guarded fetch and page reader: on the first page read.
+  const webModules = (await loaded.files()).filter((file) => /\/providers\/web\/(address-policy|guarded-fetch|page-extractor)\.[jt]s$/.test(file));
+  assert.deepEqual(webModules, [], 'the page reader loaded at start although no page was read');
 
   const upload = await uploadPhoto(testApp.app, { cookie, token: csrfTokenFrom(page.body) }, smallJpeg);
   assert.equal(upload.statusCode, 201, upload.body);

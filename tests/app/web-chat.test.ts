@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test, type TestContext } from 'node:test';
-import { createAddressPolicy } from '../../src/providers/web/address-policy.js';
 import { searxngEngine } from '../../src/providers/web/search-engines.js';
 import { createWebServices } from '../../src/providers/web/web-services.js';
 import type { ScriptedReply } from '../support/ollama-standin.js';
@@ -20,7 +19,7 @@ async function startWebChat(t: TestContext) {
   t.after(() => pages.close());
   const web = createWebServices({
     enabled: true,
-    policy: createAddressPolicy({ allowHosts: [standinHost] }),
+    addresses: { allowHosts: [standinHost] },
     engine: searxngEngine(`http://127.0.0.1:${pages.port}`),
     resolver: pages.resolver,
   });

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { createAddressPolicy } from '../../src/providers/web/address-policy.js';
 import { searxngEngine } from '../../src/providers/web/search-engines.js';
 import { createWebServices } from '../../src/providers/web/web-services.js';
 import { assertNoPageErrors, launchBrowser, phone } from '../support/browser.js';
@@ -36,7 +35,7 @@ after(async () => {
 test('what does this page say: the page is read, its card names it, the answer cites its address as a safe link', async (t) => {
   const pages = await startWebStandin();
   t.after(() => pages.close());
-  const web = createWebServices({ enabled: true, policy: createAddressPolicy({ allowHosts: [standinHost] }), engine: searxngEngine(`http://127.0.0.1:${pages.port}`), resolver: pages.resolver });
+  const web = createWebServices({ enabled: true, addresses: { allowHosts: [standinHost] }, engine: searxngEngine(`http://127.0.0.1:${pages.port}`), resolver: pages.resolver });
   t.after(() => web.close());
   const { page, test: app } = await openChat(t, browser, { app: { dependencies: { toolServices: { web } } } });
   const address = `${pages.origin}/article`;
@@ -68,7 +67,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
   test(`${colorScheme}, on a phone: search then read — both cards link their pages, 44 px tall, the same after a reload, and axe finds nothing`, async (t) => {
     const pages = await startWebStandin();
     t.after(() => pages.close());
-    const web = createWebServices({ enabled: true, policy: createAddressPolicy({ allowHosts: [standinHost] }), engine: searxngEngine(`http://127.0.0.1:${pages.port}`), resolver: pages.resolver });
+    const web = createWebServices({ enabled: true, addresses: { allowHosts: [standinHost] }, engine: searxngEngine(`http://127.0.0.1:${pages.port}`), resolver: pages.resolver });
     t.after(() => web.close());
     const { page, test: app } = await openChat(t, browser, { app: { dependencies: { toolServices: { web } } }, context: phone({ colorScheme }) });
     const address = `${pages.origin}/article`;

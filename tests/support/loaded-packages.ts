@@ -28,6 +28,8 @@ export function packageOf(file: string): string | undefined {
 export interface LoadedPackages {
   /** Every package loaded so far (its name as in package.json). */
   names(): Promise<Set<string>>;
+  /** Every module loaded so far: ES modules by URL, CommonJS ones by path. */
+  files(): Promise<string[]>;
 }
 
 export function watchLoadedPackages(): LoadedPackages {
@@ -41,17 +43,20 @@ export function watchLoadedPackages(): LoadedPackages {
   port1.unref();
   register(`data:text/javascript,${encodeURIComponent(hooks)}`, { data: { port: port2 }, transferList: [port2] });
   const require = createRequire(import.meta.url);
+  async function files(): Promise<string[]> {
+    // The hooks thread echoes "flush" after every URL it posted before it: then all are in.
+    port1.ref();
+    await new Promise<void>((resolve) => {
+      flushed = resolve;
+      port1.postMessage('flush');
+    });
+    port1.unref();
+    return [...urls, ...Object.keys(require.cache)];
+  }
   return {
     async names() {
-      // The hooks thread echoes "flush" after every URL it posted before it: then all are in.
-      port1.ref();
-      await new Promise<void>((resolve) => {
-        flushed = resolve;
-        port1.postMessage('flush');
-      });
-      port1.unref();
-      const files = [...urls, ...Object.keys(require.cache)];
-      return new Set(files.map(packageOf).filter((name): name is string => name !== undefined));
+      return new Set((await files()).map(packageOf).filter((name): name is string => name !== undefined));
     },
+    files,
   };
 }

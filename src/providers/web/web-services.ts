@@ -1,13 +1,14 @@
 /*
  * The web for the tools: web_search asks the search service the person configured, and
  * read_web_page reads one page through the address checks (guarded-fetch.ts) and the page worker.
- * Light at start: the search library and the page reader load on first use.
+ * Light at start: the search library, the address checks (address-policy.ts, with ipaddr.js), the
+ * guarded fetch and the page reader load on first use.
  */
 import type { Agent } from 'node:https';
 import type { Config } from '../../config/config.js';
-import { createAddressPolicy, type AddressPolicy } from './address-policy.js';
-import { fetchGuarded, WebRefusal, type FetchLimits, type Resolver } from './guarded-fetch.js';
-import { createPageExtractor, type PageExtractor } from './page-extractor.js';
+import type { AddressPolicy, AddressPolicyOptions } from './address-policy.js';
+import type { FetchLimits, Resolver } from './guarded-fetch.js';
+import type { PageExtractor } from './page-extractor.js';
 import { braveEngine, duckDuckGoEngine, searxngEngine, type SearchEngine, type SearchResult } from './search-engines.js';
 
 export interface WebPage {
@@ -22,7 +23,8 @@ export interface WebPage {
 
 export interface WebServicesOptions {
   enabled: boolean;
-  policy: AddressPolicy;
+  /** Which addresses a page read may reach: the checks are made on the first read. */
+  addresses?: AddressPolicyOptions;
   engine: SearchEngine;
   resolver?: Resolver;
   limits?: Partial<FetchLimits>;
@@ -44,10 +46,13 @@ function decode(body: Buffer, charset: string | undefined, mediaType: string): s
 
 export function createWebServices(options: WebServicesOptions) {
   let extractor = options.extractor;
+  let policy: AddressPolicy | undefined;
 
   async function readPage(address: string, signal?: AbortSignal): Promise<WebPage> {
+    const { fetchGuarded, WebRefusal } = await import('./guarded-fetch.js');
+    policy ??= (await import('./address-policy.js')).createAddressPolicy(options.addresses);
     const fetched = await fetchGuarded(address, {
-      policy: options.policy,
+      policy,
       resolver: options.resolver,
       limits: options.limits,
       signal,
@@ -58,7 +63,7 @@ export function createWebServices(options: WebServicesOptions) {
     });
     const text = decode(fetched.body, fetched.charset, fetched.mediaType);
     if (fetched.mediaType === 'text/html' || fetched.mediaType === 'application/xhtml+xml') {
-      extractor ??= createPageExtractor();
+      extractor ??= (await import('./page-extractor.js')).createPageExtractor();
       const page = await extractor.extract(text, fetched.url);
       return { url: fetched.url, title: page.title, text: page.markdown, cut: fetched.cut };
     }
@@ -107,7 +112,7 @@ export function webServicesFromConfig(config: Config, seams: WebTestSeams = {}):
   return createWebServices({
     enabled: config.web.enabled,
     // Hearth's own ports are never read on this machine, whatever WEB_ALLOW says.
-    policy: createAddressPolicy({ allowHosts: config.web.allowHosts, ownPorts: [config.port, ...(config.setupPort ? [config.setupPort] : [])] }),
+    addresses: { allowHosts: config.web.allowHosts, ownPorts: [config.port, ...(config.setupPort ? [config.setupPort] : [])] },
     engine: searchEngineFromConfig(config, seams),
     resolver: seams.resolver,
     limits: seams.limits,

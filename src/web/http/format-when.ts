@@ -111,24 +111,32 @@ export function checkLanguage(header: unknown): string | undefined {
   }
 }
 
-/** Times in `zone` (the server's when not given or unknown) with the clock of `language`. */
+/**
+ * Times in `zone` (the server's when not given or unknown) with the clock of `language`. Nothing
+ * is asked of Intl until a time is written: a default `timeIn()` made at start (the chat reader's)
+ * leaves ICU's data unloaded until a page shows a time.
+ */
 export function timeIn(zone?: string, language?: string): PersonalTime {
-  const checkedZone = checkTimeZone(zone) ?? serverTimeZone();
-  const formats = formatsFor(checkLanguage(language) ?? fallbackLanguage, checkedZone);
+  let checkedZone: string | undefined;
+  let chosen: Formats | undefined;
+  const zoneOf = () => (checkedZone ??= checkTimeZone(zone) ?? serverTimeZone());
+  const formats = () => (chosen ??= formatsFor(checkLanguage(language) ?? fallbackLanguage, zoneOf()));
   /** The calendar day in the zone, as days since 1970. */
   const dayNumber = (timestamp: number) => {
-    const parts = formats.parts.formatToParts(timestamp);
+    const parts = formats().parts.formatToParts(timestamp);
     const part = (type: string) => Number(parts.find((candidate) => candidate.type === type)?.value);
     return Date.UTC(part('year'), part('month') - 1, part('day')) / dayMs;
   };
   const yearOf = (timestamp: number) => new Date(dayNumber(timestamp) * dayMs).getUTCFullYear();
   return {
-    zone: checkedZone,
+    get zone() {
+      return zoneOf();
+    },
     listTime(timestamp, now = Date.now()) {
       const days = dayNumber(now) - dayNumber(timestamp);
-      if (days <= 1) return formats.time.format(timestamp);
-      if (days < 7) return formats.weekday.format(timestamp);
-      return (yearOf(timestamp) === yearOf(now) ? formats.day : formats.dayWithYear).format(timestamp);
+      if (days <= 1) return formats().time.format(timestamp);
+      if (days < 7) return formats().weekday.format(timestamp);
+      return (yearOf(timestamp) === yearOf(now) ? formats().day : formats().dayWithYear).format(timestamp);
     },
     dayGroup(timestamp, now = Date.now()) {
       const days = dayNumber(now) - dayNumber(timestamp);
@@ -137,20 +145,20 @@ export function timeIn(zone?: string, language?: string): PersonalTime {
       if (days <= 7) return { key: 'week', label: 'Previous 7 days' };
       const date = new Date(dayNumber(timestamp) * dayMs);
       const key = `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
-      return { key, label: (yearOf(timestamp) === yearOf(now) ? formats.month : formats.monthWithYear).format(timestamp) };
+      return { key, label: (yearOf(timestamp) === yearOf(now) ? formats().month : formats().monthWithYear).format(timestamp) };
     },
-    exact: (timestamp) => formats.exact.format(timestamp),
+    exact: (timestamp) => formats().exact.format(timestamp),
     messageTime(timestamp, now = Date.now()) {
       const days = dayNumber(now) - dayNumber(timestamp);
-      const clock = formats.time.format(timestamp);
+      const clock = formats().time.format(timestamp);
       const sameYear = yearOf(timestamp) === yearOf(now);
       const text =
         days <= 0 ? clock
         : days === 1 ? `yesterday ${clock}`
-        : days < 7 ? `${formats.weekday.format(timestamp)} ${clock}`
-        : sameYear ? `${formats.day.format(timestamp)} ${clock}`
-        : formats.dayWithYear.format(timestamp);
-      return { text, exact: formats.exactSeconds.format(timestamp) };
+        : days < 7 ? `${formats().weekday.format(timestamp)} ${clock}`
+        : sameYear ? `${formats().day.format(timestamp)} ${clock}`
+        : formats().dayWithYear.format(timestamp);
+      return { text, exact: formats().exactSeconds.format(timestamp) };
     },
   };
 }

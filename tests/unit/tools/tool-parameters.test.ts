@@ -15,7 +15,6 @@ import { loadTools } from '../../../src/engine/tools/tool-registry.js';
 import { createMemoryFile } from '../../../src/providers/memory/memory-file.js';
 import { MemoryUpdateTool } from '../../../src/providers/memory/memory-update-tool.js';
 import { openDatabase } from '../../../src/storage/database.js';
-import { createAddressPolicy } from '../../../src/providers/web/address-policy.js';
 import { searxngEngine } from '../../../src/providers/web/search-engines.js';
 import { createWebServices } from '../../../src/providers/web/web-services.js';
 import { account, startGoogleHarness } from '../../support/google-setup.js';
@@ -122,7 +121,7 @@ test('every tool\'s parameters are valid JSON Schema that its real arguments fit
   const webStandin = await startWebStandin();
   t.after(() => webStandin.close());
   // The web tools read the local web stand-in (allowed as a home wiki would be), never the internet.
-  google.services.web = createWebServices({ enabled: true, policy: createAddressPolicy({ allowHosts: [standinHost] }), engine: searxngEngine(`http://127.0.0.1:${webStandin.port}`), resolver: webStandin.resolver });
+  google.services.web = createWebServices({ enabled: true, addresses: { allowHosts: [standinHost] }, engine: searxngEngine(`http://127.0.0.1:${webStandin.port}`), resolver: webStandin.resolver });
   t.after(() => google.services.web.close());
   calls.read_web_page = [[{ url: `${webStandin.origin}/article` }, /^Title: Hedgehogs return to city gardens\nAddress: http:\/\/news\.example:\d+\/article\n\nParagraph 1/]];
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-parameters-'));

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../../../src/config/config.js';
 import type { ToolRunContext } from '../../../../src/engine/tools/tool.js';
-import { createAddressPolicy } from '../../../../src/providers/web/address-policy.js';
 import { createPageExtractor } from '../../../../src/providers/web/page-extractor.js';
 import { searxngEngine } from '../../../../src/providers/web/search-engines.js';
 import { createWebServices, type WebServices } from '../../../../src/providers/web/web-services.js';
@@ -23,7 +22,7 @@ describe('read_web_page', () => {
     web = createWebServices({
       enabled: true,
       // The stand-in is allowed as a person's home wiki would be; everything else inside is refused.
-      policy: createAddressPolicy({ allowHosts: [standinHost] }),
+      addresses: { allowHosts: [standinHost] },
       engine: searxngEngine(`http://127.0.0.1:${standin.port}`),
       resolver: standin.resolver,
       limits: { timeoutMs: 3000 },
@@ -101,7 +100,7 @@ describe('read_web_page', () => {
     assert.equal(tool.unavailableReason(), undefined);
     await assert.rejects(off.run(`${standin.origin}/article`, context()), /turned off/);
     function webOptions() {
-      return { enabled: true, policy: createAddressPolicy(), engine: searxngEngine('http://127.0.0.1:1') };
+      return { enabled: true, engine: searxngEngine('http://127.0.0.1:1') };
     }
   });
 });

@@ -57,3 +57,25 @@ test('a message time: the clock today, the day word before it this week, the dat
   // To the second, with the whole date, for the tap.
   assert.match(time.messageTime(Date.UTC(2026, 10, 27, 1, 5, 9), now).exact, /^Friday,? 27 November 2026.*14:05:09$/);
 });
+
+test('timeIn() asks nothing of Intl until a time is written: made at start, it leaves ICU’s data unloaded', (t) => {
+  let formatters = 0;
+  const counting = new Proxy(Intl.DateTimeFormat, {
+    construct(target, args: ConstructorParameters<typeof Intl.DateTimeFormat>) {
+      formatters++;
+      return new target(...args);
+    },
+  });
+  const original = Intl.DateTimeFormat;
+  Intl.DateTimeFormat = counting;
+  t.after(() => {
+    Intl.DateTimeFormat = original;
+  });
+  // A zone and a language no other test here uses, so no cache answers for Intl.
+  const time = timeIn('Asia/Tokyo', 'fr-FR');
+  timeIn();
+  assert.equal(formatters, 0, 'no formatter made before a time is written');
+  assert.equal(time.listTime(Date.UTC(2026, 10, 28, 4, 0), now), '13:00');
+  assert.ok(formatters > 0, 'writing a time makes them');
+  assert.equal(time.zone, 'Asia/Tokyo');
+});
