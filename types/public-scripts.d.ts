@@ -49,6 +49,7 @@ interface DocumentEventMap {
   'htmx:ws:after:connection': CustomEvent<HtmxWsDetail>;
   'htmx:ws:close': CustomEvent<HtmxWsDetail>;
   'htmx:before:swap': CustomEvent<HtmxSwapDetail>;
+  'htmx:after:swap': CustomEvent<{ ctx: { target?: Element | null } }>;
   'htmx:response:error': CustomEvent<{ ctx: { response: { status: number } } }>;
   'htmx:error': CustomEvent<{ error: unknown }>;
 }
