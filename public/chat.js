@@ -4,16 +4,15 @@
 (() => {
   'use strict';
   const { hearth } = window;
+  const { byId, thread, cancelSocketMessage } = hearth;
   const body = document.body;
-  const thread = () => document.getElementById('chat-thread');
-  const input = () => /** @type {HTMLTextAreaElement | null} */ (document.getElementById('chat-input'));
-  const form = () => /** @type {HTMLFormElement | null} */ (document.getElementById('chat-form'));
-  const conversationField = () => /** @type {HTMLInputElement | null} */ (document.getElementById('conversation-id'));
+  const input = () => /** @type {HTMLTextAreaElement | null} */ (byId('chat-input'));
+  const form = () => /** @type {HTMLFormElement | null} */ (byId('chat-form'));
   let stickToBottom = true;
 
   function socketUrl() {
     const protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const id = conversationField()?.value ?? '';
+    const id = /** @type {HTMLInputElement | null} */ (byId('conversation-id'))?.value ?? '';
     // The newest message shown here, so the server can send what this page missed.
     const messages = document.querySelectorAll('#chat-thread .chat-message');
     const last = messages.length ? messages[messages.length - 1].id.replace('message-', '') : '';
@@ -80,7 +79,7 @@
     element.append(piece);
   }
   function appendStreamedText(/** @type {DataFrame} */ data) {
-    const element = typeof data.target === 'string' && typeof data.text === 'string' ? document.getElementById(data.target.slice(1)) : null;
+    const element = typeof data.target === 'string' && typeof data.text === 'string' ? byId(data.target.slice(1)) : null;
     if (!element || !data.text) return;
     const text = data.text;
     const last = element.lastChild;
@@ -124,9 +123,9 @@
     body.classList.remove('is-offline', 'is-sending');
     const text = input()?.value ?? '';
     if (text.trim()) sessionStorage.setItem(draftKey(), text);
-    const notice = document.getElementById('session-ended');
-    const words = document.getElementById('session-ended-text');
-    const link = /** @type {HTMLAnchorElement | null} */ (document.getElementById('session-ended-login'));
+    const notice = byId('session-ended');
+    const words = byId('session-ended-text');
+    const link = /** @type {HTMLAnchorElement | null} */ (byId('session-ended-login'));
     if (words && message) words.textContent = message;
     if (link) link.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
     if (notice) notice.hidden = false;
@@ -134,8 +133,8 @@
     // The password in place: a fresh login form (its own token) from the login page; it posts and comes back here.
     if (link) fetch(link.href).then((response) => response.text()).then((html) => {
       const form = new DOMParser().parseFromString(html, 'text/html').getElementById('login-form');
-      if (form) document.getElementById('session-ended-form')?.replaceChildren(form);
-      document.getElementById('password')?.focus();
+      if (form) byId('session-ended-form')?.replaceChildren(form);
+      byId('password')?.focus();
     }).catch(() => {});
   }
   // Back after the password: the words typed before are in the box again.
@@ -184,9 +183,7 @@
     if (frame.event === 'append') {
       appendStreamedText(frame);
       // Handled: htmx need not parse it again nor fire its after-events for every frame.
-      event.detail.cancelled = true;
-      event.preventDefault();
-      return;
+      return cancelSocketMessage(event);
     }
     handleDataFrame(frame);
   });
@@ -210,16 +207,12 @@
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
     if (body.classList.contains('is-logged-out')) {
-      event.detail.cancelled = true;
-      event.preventDefault();
-      return;
+      return cancelSocketMessage(event);
     }
     if (values.type === 'send') {
       // Photos alone (their ids from photos.js) are a message too.
       if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) {
-        event.detail.cancelled = true;
-        event.preventDefault();
-        return;
+        return cancelSocketMessage(event);
       }
       body.classList.add('is-sending');
     }
@@ -262,7 +255,7 @@
     document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
     document.addEventListener('submit', (event) => {
       if (event.target !== form()) return;
-      if (!String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (document.getElementById('photo-ids'))?.value) {
+      if (!String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (byId('photo-ids'))?.value) {
         event.preventDefault();
         event.stopImmediatePropagation();
         askForText();

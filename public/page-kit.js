@@ -2,11 +2,12 @@
 // What the chat page's scripts share, as window.hearth (loaded before them): one copy of each.
 (() => {
   'use strict';
-  const thread = () => document.getElementById('chat-thread');
+  const byId = (/** @type {string} */ id) => document.getElementById(id);
+  const thread = () => byId('chat-thread');
 
   /** Says a line through #chat-status: cleared, then set in the next frame, so a repeat is still announced. */
   function announce(/** @type {string} */ text) {
-    const status = document.getElementById('chat-status');
+    const status = byId('chat-status');
     if (!status) return;
     status.textContent = '';
     requestAnimationFrame(() => { status.textContent = text; });
@@ -15,6 +16,12 @@
   /** The element matching `selector` that an event happened in (or null): the scripts' delegated handlers. */
   const within = (/** @type {Event} */ event, /** @type {string} */ selector) =>
     event.target instanceof Element ? /** @type {HTMLElement | null} */ (event.target.closest(selector)) : null;
+
+  /** Stops a socket message in htmx's hands: one it is about to send, or one it received and would swap. */
+  const cancelSocketMessage = (/** @type {CustomEvent<HtmxWsDetail>} */ event) => {
+    event.detail.cancelled = true;
+    event.preventDefault();
+  };
 
   /** Every form on the page carries the same token. */
   const csrfToken = () => /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="_csrf"]'))?.value ?? '';
@@ -90,5 +97,5 @@
     }, { passive: true });
   });
 
-  window.hearth = Object.freeze({ announce, within, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
+  window.hearth = Object.freeze({ byId, thread, announce, within, cancelSocketMessage, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
 })();

@@ -8,6 +8,9 @@ interface HearthFrame {
 }
 
 interface Hearth {
+  byId(id: string): HTMLElement | null;
+  thread(): HTMLElement | null;
+  cancelSocketMessage(event: CustomEvent<HtmxWsDetail>): void;
   announce(text: string): void;
   within(event: Event, selector: string): HTMLElement | null;
   csrfToken(): string;
