@@ -206,16 +206,11 @@
 
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
-    if (body.classList.contains('is-logged-out')) {
-      return cancelSocketMessage(event);
-    }
-    if (values.type === 'send') {
-      // Photos alone (their ids from photos.js) are a message too.
-      if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) {
-        return cancelSocketMessage(event);
-      }
-      body.classList.add('is-sending');
-    }
+    if (body.classList.contains('is-logged-out')) return cancelSocketMessage(event);
+    if (values.type !== 'send') return;
+    // Photos alone (their ids from photos.js) are a message too.
+    if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) return cancelSocketMessage(event);
+    body.classList.add('is-sending');
   });
 
   // Earlier messages go in above what the person is reading: keep their distance from the bottom,
@@ -250,22 +245,18 @@
   // Until the socket has opened once, the form posts to /send like a plain web form (the server
   // saves the message and shows the conversation), so a Send pressed early is never held by a
   // socket that may never open. After that, htmx queues a message sent while it reconnects.
-  function keepFormWorkingUntilConnected() {
-    let connected = false;
-    document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
-    document.addEventListener('submit', (event) => {
-      if (event.target !== form()) return;
-      if (!String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (byId('photo-ids'))?.value) {
-        event.preventDefault();
-        event.stopImmediatePropagation();
-        askForText();
-        return;
-      }
-      // Connected: htmx sends over the socket. Not yet: keep htmx from swallowing the submit.
-      if (!connected) event.stopImmediatePropagation();
-    }, true);
-  }
-  keepFormWorkingUntilConnected();
+  let connected = false;
+  document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
+  document.addEventListener('submit', (event) => {
+    if (event.target !== form()) return;
+    const empty = !String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (byId('photo-ids'))?.value;
+    if (empty) {
+      event.preventDefault();
+      askForText();
+    }
+    // Connected: htmx sends over the socket. Not yet: keep htmx from swallowing the submit.
+    if (empty || !connected) event.stopImmediatePropagation();
+  }, true);
 
   document.addEventListener('keydown', (event) => {
     if (event.target !== input() || event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
