@@ -75,12 +75,7 @@
   });
 
   // ---- Renaming: what the dialog cannot say by itself ------------------------------------------
-  function showRenameError(/** @type {string} */ text) {
-    const error = byId('chat-title-error');
-    if (!error) return;
-    error.textContent = text;
-    error.hidden = !text;
-  }
+  const showRenameError = (/** @type {string} */ text) => hearth.showLine('chat-title-error', text);
   // Opened, it holds the chat's name as it is now (the model may have named it since the page was
   // made), selected, and no old refusal.
   document.addEventListener('toggle', (event) => {

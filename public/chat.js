@@ -130,12 +130,9 @@
     if (link) link.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
     if (notice) notice.hidden = false;
     link?.focus();
-    // The password in place: a fresh login form (its own token) from the login page; it posts and comes back here.
-    if (link) fetch(link.href).then((response) => response.text()).then((html) => {
-      const form = new DOMParser().parseFromString(html, 'text/html').getElementById('login-form');
-      if (form) byId('session-ended-form')?.replaceChildren(form);
-      byId('password')?.focus();
-    }).catch(() => {});
+    // The password in place: a fresh login form (its own token) from the login page, its password
+    // field focused (autofocus); it posts and comes back here.
+    if (link) window.htmx?.ajax('GET', link.href, { target: '#session-ended-form', select: '#login-form' }).catch(() => {});
   }
   // Back after the password: the words typed before are in the box again.
   const savedDraft = sessionStorage.getItem(draftKey());

@@ -17,6 +17,12 @@
   const within = (/** @type {Event} */ event, /** @type {string} */ selector) =>
     event.target instanceof Element ? /** @type {HTMLElement | null} */ (event.target.closest(selector)) : null;
 
+  /** Shows a line of text by its id, or hides it when the text is empty. */
+  function showLine(/** @type {string} */ id, /** @type {string} */ text) {
+    const line = byId(id);
+    if (line) [line.textContent, line.hidden] = [text, !text];
+  }
+
   /** Stops a socket message in htmx's hands: one it is about to send, or one it received and would swap. */
   const cancelSocketMessage = (/** @type {CustomEvent<HtmxWsDetail>} */ event) => {
     event.detail.cancelled = true;
@@ -97,5 +103,5 @@
     }, { passive: true });
   });
 
-  window.hearth = Object.freeze({ byId, thread, announce, within, cancelSocketMessage, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
+  window.hearth = Object.freeze({ byId, thread, showLine, announce, within, cancelSocketMessage, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
 })();

@@ -12,11 +12,10 @@
   const thumbnailSide = 480;
   const perMessage = 4;
 
-  const { csrfToken, byId } = window.hearth;
+  const { csrfToken, byId, showLine } = window.hearth;
   const form = () => /** @type {HTMLFormElement | null} */ (byId('chat-form'));
   const tray = () => byId('photo-tray');
   const idsField = () => /** @type {HTMLInputElement | null} */ (byId('photo-ids'));
-  const errorLine = () => byId('photo-error');
   const modelSelect = () => /** @type {HTMLSelectElement | null} */ (byId('model-select'));
 
   /** @type {{ key: number, element: HTMLElement, status: 'uploading' | 'ready', id: string | undefined }[]} Photos in the tray, in order. */
@@ -24,12 +23,7 @@
   let nextKey = 1;
   let sendWhenUploaded = false;
 
-  function showError(/** @type {string} */ text) {
-    const line = errorLine();
-    if (!line) return;
-    line.textContent = text;
-    line.hidden = !text;
-  }
+  const showError = (/** @type {string} */ text) => showLine('photo-error', text);
 
   /** The picked model's refusal ("llama3.2 cannot see photos. Models here that can: …"), or '' when it can see. */
   function visionRefusal() {

@@ -10,6 +10,7 @@ interface HearthFrame {
 interface Hearth {
   byId(id: string): HTMLElement | null;
   thread(): HTMLElement | null;
+  showLine(id: string, text: string): void;
   cancelSocketMessage(event: CustomEvent<HtmxWsDetail>): void;
   announce(text: string): void;
   within(event: Event, selector: string): HTMLElement | null;
@@ -23,7 +24,7 @@ interface Hearth {
 
 interface Window {
   hearth: Hearth;
-  htmx?: { process(element: Element): void };
+  htmx?: { process(element: Element): void; ajax(verb: string, path: string, options: { target: string; select: string }): Promise<void> };
 }
 
 /** The detail of htmx 4's WebSocket events, as the scripts use it. */
