@@ -37,10 +37,8 @@
   }
 
   // ---- A window opened at a search match --------------------------------------------------------
-  // The server marked the searched words (src/web/chat/search-marks.ts); the first is centred, as in
-  // a long message the match may be far down it. While the window is not at the newest end, live
-  // additions would land after a gap: they are held back and the jump is offered instead. Sending
-  // from here posts the form, which opens the chat's end.
+  // The first searched word the server marked is centred. Live additions would land after a gap: they are
+  // held back and the jump is offered instead; sending from here posts the form, which opens the chat's end.
   function openAtHighlight() {
     const element = thread();
     const message = element?.dataset.highlight ? byId(`message-${element.dataset.highlight}`) : null;
@@ -52,8 +50,7 @@
   document.addEventListener('htmx:ws:before:connection', (event) => {
     if (isPartialWindow()) event.detail.connection.url += '&window=partial';
   });
-  // The socket's HTML comes as partials, each with its target: those that add a message are read
-  // here (a re-rendered thread, innerHTML, replaces the window: it is not an added message).
+  // The socket's partials that add a message (a re-rendered thread, innerHTML, is not one) are read here.
   document.addEventListener('htmx:before:swap', (event) => {
     const { ctx, tasks } = event.detail;
     const element = thread();
@@ -76,8 +73,7 @@
 
   // ---- Renaming: what the dialog cannot say by itself ------------------------------------------
   const showRenameError = (/** @type {string} */ text) => hearth.showLine('chat-title-error', text);
-  // Opened, it holds the chat's name as it is now (the model may have named it since the page was
-  // made), selected, and no old refusal.
+  // Opened, it holds the chat's name as it is now (the model may have named it since), selected, and no old refusal.
   document.addEventListener('toggle', (event) => {
     const input = field('chat-title-input');
     if (event.target !== byId('chat-rename') || /** @type {ToggleEvent} */ (event).newState !== 'open' || !input) return;

@@ -47,22 +47,15 @@
     }
   }
 
-  /**
-   * A reply's Markdown, from the server (pages do not carry it twice). Asked for when a finger
-   * touches Copy, so it is usually here by the time the tap ends; a few are kept.
-   * @type {Map<string, Promise<string>>}
-   */
-  const sources = new Map();
-  function replySource(/** @type {string} */ url) {
-    let source = sources.get(url);
-    if (source) return source;
-    source = fetch(url, { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
+  /** @type {WeakMap<HTMLElement, Promise<string>>} A reply's Markdown from the server, asked for as a finger touches its Copy. */
+  const sources = new WeakMap();
+  function replySource(/** @type {HTMLElement} */ button) {
+    const source = sources.get(button) ?? fetch(button.dataset.source ?? '', { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       return response.text();
     });
-    source.catch(() => sources.delete(url));
-    if (sources.size >= 20) sources.delete(/** @type {string} */ (sources.keys().next().value));
-    sources.set(url, source);
+    source.catch(() => sources.delete(button));
+    sources.set(button, source);
     return source;
   }
 
@@ -90,20 +83,19 @@
 
   document.addEventListener('pointerdown', (event) => {
     const copyReply = within(event, '#chat-thread .message-copy');
-    if (copyReply) void replySource(copyReply.dataset.source ?? '').catch(() => undefined);
+    if (copyReply) void replySource(copyReply).catch(() => undefined);
   });
 
   document.addEventListener('click', (event) => {
     const copyReply = within(event, '#chat-thread .message-copy');
     const copyCode = within(event, '#chat-thread .code-copy');
     // The renderer ends every code block with a newline; a pasted snippet should not.
-    const text = copyReply ? replySource(copyReply.dataset.source ?? '') : (copyCode?.closest('.code-block')?.querySelector('pre')?.textContent ?? '').replace(/\n$/, '');
+    const text = copyReply ? replySource(copyReply) : (copyCode?.closest('.code-block')?.querySelector('pre')?.textContent ?? '').replace(/\n$/, '');
     const copyButton = copyReply ?? copyCode;
     if (copyButton) return void copyText(text).then((copied) => showCopied(copyButton, copied));
     if (within(event, '#chat-thread .message-edit-cancel')) return closeEditor(within(event, '.chat-message'));
-    // Retry on a notice (Ollama not answering, no models): with the message still in the input, it
-    // is sent again rather than reloading the page, which could lose it. The old notices said what
-    // went wrong before this attempt; a new one comes if it fails again.
+    // Retry on a notice (Ollama not answering, no models) sends the message still in the input again rather
+    // than reloading the page, which could lose it; the old notices go (a new one comes if it fails again).
     const input = document.getElementById('chat-input');
     const form = document.getElementById('chat-form');
     if (!within(event, '#chat-thread .chat-retry') || !(input instanceof HTMLTextAreaElement) || !(form instanceof HTMLFormElement) || !input.value.trim()) return;
@@ -112,8 +104,6 @@
     form.requestSubmit();
   });
 
-  // (An empty edit is not sent: its textarea is required. Edits and regenerations include the model
-  // picked now through hx-include, and their thread comes back scrolled to its end by the server.)
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
     if (values.type !== 'version') return;
@@ -133,10 +123,8 @@
   });
 
   /**
-   * A version switch re-renders the thread: keep the message before the switched one where it was
-   * on screen, so the new version appears in the same place instead of the view jumping. Only the
-   * swap that takes the switched message's element out counts, not a page of earlier messages or
-   * a refusal landing first.
+   * A version switch re-renders the thread: the message before the switched one stays where it was on screen,
+   * so the view does not jump. Only the swap that takes the switched message out counts.
    */
   function keepPlaceOfVersion(/** @type {number} */ messageId, /** @type {string} */ direction) {
     const switched = document.getElementById(`message-${messageId}`);

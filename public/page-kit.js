@@ -33,9 +33,8 @@
   const csrfToken = () => /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="_csrf"]'))?.value ?? '';
 
   /**
-   * Runs `change(thread)` once, when the thread's children next change (a swap landed: htmx fires
-   * its after-swap events on the detached element it replaced) and `when()` holds: another swap
-   * may land first (a page of earlier messages, an error notice). Forgotten after 5 s.
+   * Runs `change(thread)` once, when the thread's children next change (htmx fires its after-swap events on
+   * the detached element it replaced) and `when()` holds (another swap may land first). Forgotten after 5 s.
    * @type {Hearth['afterThreadChange']}
    */
   const afterThreadChange = (change, when = () => true) => {
@@ -50,10 +49,7 @@
     setTimeout(() => observer.disconnect(), 5000);
   };
 
-  /**
-   * The page shows a window of the chat that does not reach its newest end (opened at a search
-   * match, or after a version switch far up): the loader below is still there.
-   */
+  /** The page shows a window of the chat short of its newest end (opened at a search match, or a version switch far up). */
   const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
 
   /** The end of the thread is (nearly) in sight. */

@@ -1,15 +1,13 @@
 // @ts-check
-// The full-screen photo viewer: a tapped photo's hx-get fills the page's <dialog> with the slides of
-// its message (views/partials/photo-viewer.eta); here it is opened as a modal, stepped through with
-// ‹ ›, the arrow keys or a swipe, and closed by a tap beside the photo. Close and Escape are the
-// dialog's own. Without scripts, or with a modifier key held, the link opens the photo.
+// The full-screen photo viewer: a tapped photo's hx-get fills the page's <dialog> with its message's slides
+// (views/partials/photo-viewer.eta); here it opens, steps with ‹ ›, the arrow keys or a swipe, and closes on a
+// tap beside the photo (Close and Escape are the dialog's own).
 (() => {
   'use strict';
   const swipeDistance = 50;
   const dialog = /** @type {HTMLDialogElement} */ (document.getElementById('photo-viewer'));
   if (!dialog) return;
   const { within } = window.hearth;
-  const shownImage = () => /** @type {HTMLImageElement | null} */ (dialog.querySelector('.photo-viewer-slide:not([hidden]) .photo-viewer-image'));
   /** @type {{ x: number, y: number } | undefined} */
   let swipeStart;
 
@@ -41,8 +39,7 @@
   document.addEventListener('htmx:after:swap', (event) => {
     if (event.detail.ctx.target === dialog && !dialog.open) dialog.showModal();
   });
-  // A tap on the dark space around the photo closes, as on a phone's own gallery; the bands beside
-  // a fitted photo belong to its <img> and count as outside it.
+  // A tap on the dark space around the photo closes, as in a phone's gallery (a fitted photo's bands are outside it).
   dialog.addEventListener('click', (event) => {
     const target = event.target instanceof Element ? event.target : null;
     if (within(event, '.photo-viewer-previous, .photo-viewer-next')) return step(within(event, '.photo-viewer-next') ? 1 : -1);
@@ -62,12 +59,10 @@
     swipeStart = undefined;
     if (Math.abs(dx) >= swipeDistance && Math.abs(dx) > Math.abs(dy) * 1.5) step(dx < 0 ? 1 : -1);
   });
-  dialog.addEventListener('pointercancel', () => {
-    swipeStart = undefined;
-  });
+  dialog.addEventListener('pointercancel', () => { swipeStart = undefined; });
   // Focus goes back to the thumbnail of the photo last shown, which may not be the one that opened it.
   dialog.addEventListener('close', () => {
-    const href = shownImage()?.getAttribute('src');
+    const href = dialog.querySelector('.photo-viewer-slide:not([hidden]) .photo-viewer-image')?.getAttribute('src');
     /** @type {HTMLElement | undefined} */ ([...document.querySelectorAll('#chat-thread a.message-photo')].find((link) => link.getAttribute('href') === href))?.focus();
   });
 })();

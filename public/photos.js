@@ -1,8 +1,7 @@
 // @ts-check
-// Photos for vision models: pick from the camera or gallery, shrink in the browser (long side
-// 1,600 px, JPEG 0.85, which also drops the location data a camera writes), upload each one to
-// POST /attachments as it is picked, and send their ids with the message. The server checks
-// everything again; this file only saves the person a slow upload or a refusal after sending.
+// Photos for vision models: pick from the camera or gallery, shrink in the browser (which also drops a camera's
+// location data), upload each to POST /attachments as it is picked, and send their ids with the message. The
+// server checks everything again; this only saves the person a slow upload or a refusal after sending.
 (() => {
   'use strict';
   const maxLongSide = 1600;
@@ -197,8 +196,7 @@
     input.value = '';
   });
 
-  // Before chat.js and htmx see the submit (window, capture phase): a message with photos waits
-  // for its uploads and is never sent to a model that cannot see them.
+  // Before chat.js and htmx see the submit (window, capture): a message waits for its photos' uploads, and is never sent to a model that cannot see them.
   window.addEventListener('submit', (event) => {
     if (event.target !== form() || photos.length === 0) return;
     const refusal = checkModel();
