@@ -2,15 +2,12 @@
 // The chat page's comforts that need a script: "jump to latest", a window opened at a search match,
 // the example prompts of an empty chat, and what the rename dialog (views/partials/chat-title.eta)
 // cannot say by itself. chat.js keeps the socket and the input; this file only reads its events.
-// (Message times are written by the server, in the person's zone: views/partials/message-time.eta.)
 (() => {
   'use strict';
   const { hearth } = window;
-  const { isPartialWindow } = hearth;
-  const byId = (/** @type {string} */ id) => document.getElementById(id);
+  const { isPartialWindow, byId, thread, within } = hearth;
   /** A field of the page by id (the message box, the title's field, the conversation's id). */
   const field = (/** @type {string} */ id) => /** @type {HTMLInputElement | null} */ (byId(id));
-  const thread = () => byId('chat-thread');
 
   // ---- Jump to latest -------------------------------------------------------------------------
   let unseenMessages = false;
@@ -40,10 +37,8 @@
   }
 
   // ---- A window opened at a search match --------------------------------------------------------
-  // The server marked the searched words (src/web/chat/search-marks.ts); the first is centred, as in
-  // a long message the match may be far down it. While the window is not at the newest end, live
-  // additions would land after a gap: they are held back and the jump is offered instead. Sending
-  // from here posts the form, which opens the chat's end.
+  // The first searched word the server marked is centred. Live additions would land after a gap: they are
+  // held back and the jump is offered instead; sending from here posts the form, which opens the chat's end.
   function openAtHighlight() {
     const element = thread();
     const message = element?.dataset.highlight ? byId(`message-${element.dataset.highlight}`) : null;
@@ -55,8 +50,7 @@
   document.addEventListener('htmx:ws:before:connection', (event) => {
     if (isPartialWindow()) event.detail.connection.url += '&window=partial';
   });
-  // The socket's HTML comes as partials, each with its target: those that add a message are read
-  // here (a re-rendered thread, innerHTML, replaces the window: it is not an added message).
+  // The socket's partials that add a message (a re-rendered thread, innerHTML, is not one) are read here.
   document.addEventListener('htmx:before:swap', (event) => {
     const { ctx, tasks } = event.detail;
     const element = thread();
@@ -73,20 +67,13 @@
   });
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     if (event.detail.cancelled || event.detail.message.values?.type !== 'send' || !isPartialWindow()) return;
-    event.detail.cancelled = true;
-    event.preventDefault();
+    hearth.cancelSocketMessage(event);
     /** @type {HTMLFormElement | null} */ (byId('chat-form'))?.submit();
   });
 
   // ---- Renaming: what the dialog cannot say by itself ------------------------------------------
-  function showRenameError(/** @type {string} */ text) {
-    const error = byId('chat-title-error');
-    if (!error) return;
-    error.textContent = text;
-    error.hidden = !text;
-  }
-  // Opened, it holds the chat's name as it is now (the model may have named it since the page was
-  // made), selected, and no old refusal.
+  const showRenameError = (/** @type {string} */ text) => hearth.showLine('chat-title-error', text);
+  // Opened, it holds the chat's name as it is now (the model may have named it since), selected, and no old refusal.
   document.addEventListener('toggle', (event) => {
     const input = field('chat-title-input');
     if (event.target !== byId('chat-rename') || /** @type {ToggleEvent} */ (event).newState !== 'open' || !input) return;
@@ -94,10 +81,10 @@
     showRenameError('');
     input.select();
   }, true);
-  // Browsers without the Invoker Commands API (Safari before 26.2) get the dialog's two commands here.
+  // Browsers without the Invoker Commands API (Safari before 26.2) get the dialogs' commands here.
   if (!('commandForElement' in HTMLButtonElement.prototype)) {
     document.addEventListener('click', (event) => {
-      const button = hearth.within(event, 'button[commandfor]');
+      const button = within(event, 'button[commandfor]');
       const dialog = byId(button?.getAttribute('commandfor') ?? '');
       if (!(dialog instanceof HTMLDialogElement)) return;
       if (button?.getAttribute('command') === 'show-modal') dialog.showModal();
@@ -115,8 +102,8 @@
 
   // ---- Wiring ---------------------------------------------------------------------------------
   document.addEventListener('click', (event) => {
-    if (hearth.within(event, '#jump-to-latest')) return jumpToLatest();
-    const example = hearth.within(event, '.chat-example');
+    if (within(event, '#jump-to-latest')) return jumpToLatest();
+    const example = within(event, '.chat-example');
     const input = field('chat-input');
     if (!example || !input) return;
     input.value = example.dataset.prompt ?? '';
@@ -125,10 +112,8 @@
     input.setSelectionRange(input.value.length, input.value.length);
   });
 
-  // Socket messages, scrolling and streaming starting or ending change whether the jump shows; a
-  // phone gets several per frame, so it is worked out once per frame (page-kit.js), which reads the
-  // thread's position once for chat.js and this file. chat.js's hook, first in the frame, has set
-  // <body>'s is-streaming class by then.
+  // Socket messages, scrolling and streaming starting or ending change whether the jump shows: once
+  // per frame (page-kit.js), after chat.js's hook has set <body>'s is-streaming class.
   let jumpOutdated = false;
   hearth.onFrame((frame) => {
     if (!jumpOutdated && !frame.scrolled) return;

@@ -4,19 +4,17 @@
 (() => {
   'use strict';
   const { hearth } = window;
+  const { byId, thread, cancelSocketMessage } = hearth;
   const body = document.body;
-  const thread = () => document.getElementById('chat-thread');
-  const input = () => /** @type {HTMLTextAreaElement | null} */ (document.getElementById('chat-input'));
-  const form = () => /** @type {HTMLFormElement | null} */ (document.getElementById('chat-form'));
-  const conversationField = () => /** @type {HTMLInputElement | null} */ (document.getElementById('conversation-id'));
+  const input = () => /** @type {HTMLTextAreaElement | null} */ (byId('chat-input'));
+  const form = () => /** @type {HTMLFormElement | null} */ (byId('chat-form'));
   let stickToBottom = true;
 
   function socketUrl() {
     const protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const id = conversationField()?.value ?? '';
+    const id = /** @type {HTMLInputElement | null} */ (byId('conversation-id'))?.value ?? '';
     // The newest message shown here, so the server can send what this page missed.
-    const messages = document.querySelectorAll('#chat-thread .chat-message');
-    const last = messages.length ? messages[messages.length - 1].id.replace('message-', '') : '';
+    const last = [...document.querySelectorAll('#chat-thread .chat-message')].at(-1)?.id.replace('message-', '') ?? '';
     return `${protocol}//${location.host}/ws?conversation=${encodeURIComponent(id)}&after=${encodeURIComponent(last)}`;
   }
 
@@ -27,19 +25,10 @@
     body.classList.toggle('is-streaming', replyRunning || Boolean(thread()?.querySelector('.chat-message-streaming')));
   }
 
-  /** New text at the end is followed unless the person scrolled up, or the page shows a window that does not reach the end. */
-  function followsEnd() {
-    // A window opened at a search match does not reach the newest end: following it down would
-    // reveal the loader below and pour in pages the person did not scroll to.
-    return stickToBottom && !hearth.isPartialWindow();
-  }
 
-  // Streamed text and the person's scrolling are dealt with in the page's frame loop (page-kit.js):
-  // a fast reply adds text many times per frame, and reading the scroll position in between would
-  // lay the whole reply out again each time.
+  // Streamed text, socket swaps and scrolling are dealt with once per frame (page-kit.js): reading the
+  // scroll position or restyling <body> for every one of a fast reply's pieces would lay it all out each time.
   let contentChanged = false;
-  // Swaps and events from the socket: the classes on <body> restyle the whole page, so they are
-  // set once per frame, however many messages came in it.
   let structureChanged = false;
   let lastTop = 0;
   hearth.onFrame((frame) => {
@@ -50,15 +39,16 @@
     }
     if (!frame.scrolled && !contentChanged) return;
     if (frame.scrolled) {
-      // Follow the reply unless the person scrolled up; text added since the last frame does
-      // not count as scrolling away.
+      // Follow the reply unless the person scrolled up (text added since the last frame is not scrolling away).
       const { top, nearBottom } = frame.position();
       if (nearBottom) stickToBottom = true;
       else if (top < lastTop) stickToBottom = false;
     }
     if (contentChanged) {
       contentChanged = false;
-      if (followsEnd()) frame.scrollToEnd();
+      // New text is followed unless the person scrolled up, or the page is a window short of the newest end
+      // (opened at a search match), where following would reveal the loader and pour in pages unasked.
+      if (stickToBottom && !hearth.isPartialWindow()) frame.scrollToEnd();
     }
     lastTop = frame.position().top;
   });
@@ -67,11 +57,9 @@
     hearth.requestFrame();
   }
 
-  // The open block of a reply arrives as data (`{"event":"append","target":"#id","text":"..."}`) and
-  // is added as text, never parsed as HTML; its finished blocks come as HTML from the server. htmx
-  // hands socket messages over one at a time, in order, so text never overtakes the swap that made
-  // its element. The browser lays a block of text out again whenever it grows: a long one is kept
-  // in pieces (that end at a line break, so it looks the same) and only the last piece grows.
+  // The open block of a reply arrives as data (`{"event":"append","target":"#id","text":"..."}`), added as
+  // text, never parsed as HTML (finished blocks come as HTML, in order, after the swap that made the element).
+  // A growing text is laid out again each time: a long one is kept in pieces ending at a line break.
   const streamPieceCharacters = 2048;
   function newStreamPiece(/** @type {HTMLElement} */ element, /** @type {string} */ text) {
     const piece = document.createElement('div');
@@ -80,7 +68,7 @@
     element.append(piece);
   }
   function appendStreamedText(/** @type {DataFrame} */ data) {
-    const element = typeof data.target === 'string' && typeof data.text === 'string' ? document.getElementById(data.target.slice(1)) : null;
+    const element = typeof data.target === 'string' && typeof data.text === 'string' ? byId(data.target.slice(1)) : null;
     if (!element || !data.text) return;
     const text = data.text;
     const last = element.lastChild;
@@ -104,9 +92,8 @@
     element.style.height = `${Math.min(element.scrollHeight, window.innerHeight * 0.4)}px`;
   }
 
-  // The new chat's address is for a reload or a bookmark, not for reading the reply: it is set
-  // when the page has a moment (at the latest after a second). A page's first address change can
-  // take several ms, and a fast reply keeps a phone busy from its first words to its end.
+  // The new chat's address (for a reload or a bookmark) is set when the page has a moment, within a
+  // second: a first address change can take several ms, and a fast reply keeps a phone busy.
   function showAddressSoon(/** @type {string} */ url) {
     const show = () => {
       if (location.pathname + location.search !== url) history.replaceState(null, '', url);
@@ -124,19 +111,16 @@
     body.classList.remove('is-offline', 'is-sending');
     const text = input()?.value ?? '';
     if (text.trim()) sessionStorage.setItem(draftKey(), text);
-    const notice = document.getElementById('session-ended');
-    const words = document.getElementById('session-ended-text');
-    const link = /** @type {HTMLAnchorElement | null} */ (document.getElementById('session-ended-login'));
+    const notice = byId('session-ended');
+    const words = byId('session-ended-text');
+    const link = /** @type {HTMLAnchorElement | null} */ (byId('session-ended-login'));
     if (words && message) words.textContent = message;
     if (link) link.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
     if (notice) notice.hidden = false;
     link?.focus();
-    // The password in place: a fresh login form (its own token) from the login page; it posts and comes back here.
-    if (link) fetch(link.href).then((response) => response.text()).then((html) => {
-      const form = new DOMParser().parseFromString(html, 'text/html').getElementById('login-form');
-      if (form) document.getElementById('session-ended-form')?.replaceChildren(form);
-      document.getElementById('password')?.focus();
-    }).catch(() => {});
+    // The password in place: a fresh login form (its own token) from the login page, its password
+    // field focused (autofocus); it posts and comes back here.
+    if (link) window.htmx?.ajax('GET', link.href, { target: '#session-ended-form', select: '#login-form' }).catch(() => {});
   }
   // Back after the password: the words typed before are in the box again.
   const savedDraft = sessionStorage.getItem(draftKey());
@@ -155,8 +139,7 @@
     const element = input();
     if (data.event === 'message-accepted' && element) {
       element.value = '';
-      // Empty, the box is one row, its CSS height: no need to measure it (that would lay out the
-      // page while the reply's first words are on their way).
+      // Empty, the box is one row, its CSS height: measuring would lay the page out as the reply starts.
       element.style.height = '';
       body.classList.remove('is-sending');
       stickToBottom = true;
@@ -165,10 +148,7 @@
     }
   }
 
-  /**
-   * A data frame (JSON) as its object; undefined for HTML, which htmx swaps.
-   * @returns {DataFrame | undefined}
-   */
+  /** @returns {DataFrame | undefined} A data frame (JSON) as its object; undefined for HTML, which htmx swaps. */
   function readDataFrame(/** @type {string} */ data) {
     try {
       const frame = JSON.parse(data);
@@ -184,9 +164,7 @@
     if (frame.event === 'append') {
       appendStreamedText(frame);
       // Handled: htmx need not parse it again nor fire its after-events for every frame.
-      event.detail.cancelled = true;
-      event.preventDefault();
-      return;
+      return cancelSocketMessage(event);
     }
     handleDataFrame(frame);
   });
@@ -209,20 +187,11 @@
 
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
-    if (body.classList.contains('is-logged-out')) {
-      event.detail.cancelled = true;
-      event.preventDefault();
-      return;
-    }
-    if (values.type === 'send') {
-      // Photos alone (their ids from photos.js) are a message too.
-      if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) {
-        event.detail.cancelled = true;
-        event.preventDefault();
-        return;
-      }
-      body.classList.add('is-sending');
-    }
+    if (body.classList.contains('is-logged-out')) return cancelSocketMessage(event);
+    if (values.type !== 'send') return;
+    // Photos alone (their ids from photos.js) are a message too.
+    if ((!String(values.message ?? '').trim() && !values.attachments) || body.classList.contains('is-sending')) return cancelSocketMessage(event);
+    body.classList.add('is-sending');
   });
 
   // Earlier messages go in above what the person is reading: keep their distance from the bottom,
@@ -239,9 +208,8 @@
     event.detail.connection.url = socketUrl();
   });
   document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
-  // A socket that closes may have lost its login while the phone slept (no frame could say so):
-  // ask the server, which answers without a login.
-  // At most every 15 s: while the server is away, htmx keeps retrying and each try closes again.
+  // A socket that closes may have lost its login while the phone slept: ask the server (which answers
+  // without a login), at most every 15 s, as htmx keeps retrying while the server is away.
   let sessionAskedAt = -Infinity;
   document.addEventListener('htmx:ws:close', () => {
     if (body.classList.contains('is-logged-out')) return;
@@ -254,25 +222,20 @@
       .catch(() => { /* the server is away: "Reconnecting…" is the truth */ });
   });
 
-  // Until the socket has opened once, the form posts to /send like a plain web form (the server
-  // saves the message and shows the conversation), so a Send pressed early is never held by a
-  // socket that may never open. After that, htmx queues a message sent while it reconnects.
-  function keepFormWorkingUntilConnected() {
-    let connected = false;
-    document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
-    document.addEventListener('submit', (event) => {
-      if (event.target !== form()) return;
-      if (!String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (document.getElementById('photo-ids'))?.value) {
-        event.preventDefault();
-        event.stopImmediatePropagation();
-        askForText();
-        return;
-      }
-      // Connected: htmx sends over the socket. Not yet: keep htmx from swallowing the submit.
-      if (!connected) event.stopImmediatePropagation();
-    }, true);
-  }
-  keepFormWorkingUntilConnected();
+  // Until the socket has opened once, the form posts to /send like a plain web form, so a Send pressed
+  // early is never held by a socket that may never open; after that, htmx queues it while reconnecting.
+  let connected = false;
+  document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
+  document.addEventListener('submit', (event) => {
+    if (event.target !== form()) return;
+    const empty = !String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (byId('photo-ids'))?.value;
+    if (empty) {
+      event.preventDefault();
+      askForText();
+    }
+    // Connected: htmx sends over the socket. Not yet: keep htmx from swallowing the submit.
+    if (empty || !connected) event.stopImmediatePropagation();
+  }, true);
 
   document.addEventListener('keydown', (event) => {
     if (event.target !== input() || event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
@@ -284,8 +247,7 @@
   document.addEventListener('input', (event) => {
     if (event.target === input()) growInput();
   });
-  // Send keeps the focus in the box, so a phone's keyboard stays open between messages; and when
-  // the keyboard opens (the page gets shorter), the newest message stays in view.
+  // Send keeps the focus in the box (a phone's keyboard stays open); when the keyboard opens, the newest message stays in view.
   document.addEventListener('mousedown', (event) => { if (hearth.within(event, '#chat-send')) event.preventDefault(); });
   window.addEventListener('resize', scrollToEndSoon);
 

@@ -2,9 +2,7 @@
 // Lets Hearth open offline with a "cannot be reached" page. Browsers allow a service worker only in
 // secure contexts (HTTPS, localhost); on plain LAN HTTP nothing is registered and pages work as before.
 if (window.isSecureContext && 'serviceWorker' in navigator) {
-  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((error) => {
-    console.warn('Hearth: the offline page could not be set up.', error);
-  });
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((error) => console.warn('Hearth: the offline page could not be set up.', error));
 }
 // The person's time zone, for the times the server writes (src/web/http/format-when.ts). Asking Intl
 // blocks a phone's page for 40-80 ms: it is asked only when the clock's offset changed (new browser,

@@ -1,12 +1,10 @@
 // @ts-check
 // Message actions: copy a reply or a code block, close or send the editor of one of your messages,
 // the details of version switches (those buttons send over the chat socket through hx-ws:send), and
-// Retry on a notice in the thread.
+// Retry on a notice in the thread. (The Copy bar of each code block comes from the server's Markdown renderer.)
 (() => {
   'use strict';
-  const { announce, afterThreadChange, within } = window.hearth;
-  const thread = () => document.getElementById('chat-thread');
-  // (The Copy bar of each code block comes from the server's Markdown renderer.)
+  const { announce, afterThreadChange, within, thread } = window.hearth;
   const feedbackMs = 1600;
 
   /** Plain HTTP on the LAN has no navigator.clipboard: copy through a selected, off-screen textarea. */
@@ -14,8 +12,8 @@
     const active = document.activeElement;
     const area = document.createElement('textarea');
     area.value = text;
-    // readonly: no keyboard pops up on a phone; fixed and transparent: the page does not scroll.
-    area.setAttribute('readonly', '');
+    // readonly: no keyboard pops up on a phone; fixed and transparent (.copy-buffer): the page does not scroll.
+    area.readOnly = true;
     area.setAttribute('aria-hidden', 'true');
     area.className = 'copy-buffer';
     document.body.append(area);
@@ -24,9 +22,7 @@
     let copied = false;
     try {
       copied = document.execCommand('copy');
-    } catch {
-      copied = false;
-    }
+    } catch { /* refused: copied stays false */ }
     area.remove();
     if (active instanceof HTMLElement) active.focus({ preventScroll: true });
     return copied;
@@ -41,13 +37,9 @@
           if (typeof textOrPromise !== 'string' && window.ClipboardItem) {
             const blob = Promise.resolve(textOrPromise).then((text) => new Blob([text], { type: 'text/plain' }));
             await navigator.clipboard.write([new window.ClipboardItem({ 'text/plain': blob })]);
-          } else {
-            await navigator.clipboard.writeText(await textOrPromise);
-          }
+          } else await navigator.clipboard.writeText(await textOrPromise);
           return true;
-        } catch {
-          // Refused (no permission, page not focused): the selection way may still work.
-        }
+        } catch { /* refused (no permission, page not focused): the selection way may still work */ }
       }
       return copyWithSelection(await textOrPromise);
     } catch {
@@ -55,37 +47,24 @@
     }
   }
 
-  /**
-   * A reply's Markdown, from the server (pages do not carry it twice). Asked for when a finger
-   * touches Copy, so it is usually here by the time the tap ends; a few are kept.
-   */
-  /** @type {Map<string, Promise<string>>} */
-  const sources = new Map();
-  function replySource(/** @type {string} */ url) {
-    let source = sources.get(url);
-    if (!source) {
-      source = fetch(url, { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        return response.text();
-      });
-      source.catch(() => sources.delete(url));
-      if (sources.size >= 20) sources.delete(/** @type {string} */ (sources.keys().next().value));
-      sources.set(url, source);
-    }
+  /** @type {WeakMap<HTMLElement, Promise<string>>} A reply's Markdown from the server, asked for as a finger touches its Copy. */
+  const sources = new WeakMap();
+  function replySource(/** @type {HTMLElement} */ button) {
+    const source = sources.get(button) ?? fetch(button.dataset.source ?? '', { credentials: 'same-origin', headers: { accept: 'text/markdown' } }).then((response) => {
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return response.text();
+    });
+    source.catch(() => sources.delete(button));
+    sources.set(button, source);
     return source;
   }
 
-  /** Says "Copied" on the button for a moment (and to screen readers), or that it failed. */
+  /** Says "Copied" on the button for a moment (CSS shows its data-feedback), and to screen readers; or that it failed. */
   function showCopied(/** @type {HTMLElement} */ button, /** @type {boolean} */ copied) {
-    button.classList.toggle('is-copied', copied);
-    button.classList.toggle('is-copy-failed', !copied);
     button.dataset.feedback = copied ? 'Copied' : 'Copy failed';
     announce(copied ? 'Copied' : 'Copying failed: select the text and copy it by hand.');
     clearTimeout(Number(button.dataset.feedbackTimer));
-    button.dataset.feedbackTimer = String(setTimeout(() => {
-      button.classList.remove('is-copied', 'is-copy-failed');
-      delete button.dataset.feedback;
-    }, feedbackMs));
+    button.dataset.feedbackTimer = String(setTimeout(() => delete button.dataset.feedback, feedbackMs));
   }
 
   // Edit brings the editor from the server (hx-get, message-editor.eta), focused by autofocus: the
@@ -104,96 +83,64 @@
 
   document.addEventListener('pointerdown', (event) => {
     const copyReply = within(event, '#chat-thread .message-copy');
-    if (copyReply) void replySource(copyReply.dataset.source ?? '').catch(() => undefined);
+    if (copyReply) void replySource(copyReply).catch(() => undefined);
   });
 
   document.addEventListener('click', (event) => {
-    const message = within(event, '#chat-thread .chat-message');
-    if (!message) return;
-    const copyReply = within(event, '.message-copy');
-    if (copyReply) {
-      void copyText(replySource(copyReply.dataset.source ?? '')).then((copied) => showCopied(copyReply, copied));
-      return;
-    }
-    const copyCode = within(event, '.code-copy');
-    if (copyCode) {
-      const code = copyCode.closest('.code-block')?.querySelector('pre');
-      // The renderer ends every block with a newline; a pasted snippet should not.
-      void copyText((code?.textContent ?? '').replace(/\n$/, '')).then((copied) => showCopied(copyCode, copied));
-      return;
-    }
-    if (within(event, '.message-edit-cancel')) closeEditor(message);
+    const copyReply = within(event, '#chat-thread .message-copy');
+    const copyCode = within(event, '#chat-thread .code-copy');
+    // The renderer ends every code block with a newline; a pasted snippet should not.
+    const text = copyReply ? replySource(copyReply) : (copyCode?.closest('.code-block')?.querySelector('pre')?.textContent ?? '').replace(/\n$/, '');
+    const copyButton = copyReply ?? copyCode;
+    if (copyButton) return void copyText(text).then((copied) => showCopied(copyButton, copied));
+    if (within(event, '#chat-thread .message-edit-cancel')) return closeEditor(within(event, '.chat-message'));
+    // Retry on a notice (Ollama not answering, no models) sends the message still in the input again rather
+    // than reloading the page, which could lose it; the old notices go (a new one comes if it fails again).
+    const input = document.getElementById('chat-input');
+    const form = document.getElementById('chat-form');
+    if (!within(event, '#chat-thread .chat-retry') || !(input instanceof HTMLTextAreaElement) || !(form instanceof HTMLFormElement) || !input.value.trim()) return;
+    event.preventDefault();
+    document.querySelectorAll('#chat-thread > .chat-error-notice').forEach((notice) => notice.remove());
+    form.requestSubmit();
   });
 
-  // (An empty edit is not sent: its textarea is required. Edits and regenerations include the model
-  // picked now through hx-include, and their thread comes back scrolled to its end by the server.)
   document.addEventListener('htmx:ws:before:message:outgoing', (event) => {
     const values = event.detail.message.values;
-    if (values.type === 'version') {
-      // The first message shown here: the thread that comes back keeps the earlier pages loaded.
-      const first = thread()?.querySelector('.chat-message');
-      if (first) values.shownFrom = first.id.replace('message-', '');
-      keepPlaceOfVersion(Number(values.messageId), String(values.direction));
-    }
+    if (values.type !== 'version') return;
+    // The first message shown here: the thread that comes back keeps the earlier pages loaded.
+    const first = thread()?.querySelector('.chat-message');
+    if (first) values.shownFrom = first.id.replace('message-', '');
+    keepPlaceOfVersion(Number(values.messageId), String(values.direction));
   });
-
-  /**
-   * The server answers a switch with the whole thread re-rendered, which takes this message's
-   * element out: only that swap counts, not a page of earlier messages or a refusal landing first.
-   */
-  function threadReplaced(/** @type {number} */ messageId) {
-    const element = document.getElementById(`message-${messageId}`);
-    return () => !element?.isConnected;
-  }
 
   // In the editor: Escape cancels; Ctrl/Cmd+Enter saves and sends (Enter alone makes a new line).
   document.addEventListener('keydown', (event) => {
     const editor = /** @type {HTMLTextAreaElement | null} */ (within(event, '.message-editor'));
-    if (!editor) return;
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      closeEditor(editor.closest('.chat-message'));
-    } else if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.isComposing) {
-      event.preventDefault();
-      editor.form?.requestSubmit();
-    }
+    if (!editor || (event.key !== 'Escape' && !(event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.isComposing))) return;
+    event.preventDefault();
+    if (event.key === 'Escape') closeEditor(editor.closest('.chat-message'));
+    else editor.form?.requestSubmit();
   });
 
   /**
-   * A version switch re-renders the thread: keep the message before the switched one where it was
-   * on screen, so the new version appears in the same place instead of the view jumping.
+   * A version switch re-renders the thread: the message before the switched one stays where it was on screen,
+   * so the view does not jump. Only the swap that takes the switched message out counts.
    */
   function keepPlaceOfVersion(/** @type {number} */ messageId, /** @type {string} */ direction) {
-    const previous = document.getElementById(`message-${messageId}`)?.previousElementSibling;
+    const switched = document.getElementById(`message-${messageId}`);
+    const previous = switched?.previousElementSibling;
     const anchorId = previous?.classList.contains('chat-message') ? previous.id : '';
     const offset = previous && anchorId ? previous.getBoundingClientRect().top : 0;
     afterThreadChange((element) => {
       const again = anchorId ? document.getElementById(anchorId) : null;
       if (again) element.scrollTop += again.getBoundingClientRect().top - offset;
       // The version now shown sits after the anchor (or first): keep focus on its ‹ › and say where it is.
-      const shown = again ? again.nextElementSibling : element.querySelector('.chat-message');
-      const versions = shown?.querySelector('.message-versions');
+      const versions = (again ? again.nextElementSibling : element.querySelector('.chat-message'))?.querySelector('.message-versions');
       if (!versions) return;
-      /** @type {(which: string) => HTMLButtonElement | null} */
-      const button = (which) => versions.querySelector(`.message-version-${which}`);
+      const button = (/** @type {string} */ which) => /** @type {HTMLButtonElement | null} */ (versions.querySelector(`.message-version-${which}`));
       const same = button(direction === 'earlier' ? 'earlier' : 'later');
-      const other = button(direction === 'earlier' ? 'later' : 'earlier');
-      (same && !same.disabled ? same : other)?.focus({ preventScroll: true });
+      (same && !same.disabled ? same : button(direction === 'earlier' ? 'later' : 'earlier'))?.focus({ preventScroll: true });
       announce(versions.getAttribute('aria-label') ?? '');
-    }, threadReplaced(messageId));
+    }, () => !switched?.isConnected);
   }
-
-  // Retry on a notice in the thread (Ollama not answering, no models): when the message the person
-  // typed is still in the input, Retry sends it again rather than reloading the page, which could lose it.
-  document.addEventListener('click', (event) => {
-    const retry = within(event, '#chat-thread .chat-retry');
-    if (!retry) return;
-    const input = document.getElementById('chat-input');
-    const form = document.getElementById('chat-form');
-    if (!(input instanceof HTMLTextAreaElement) || !(form instanceof HTMLFormElement) || input.value.trim() === '') return;
-    event.preventDefault();
-    // The old notices said what went wrong before this attempt; a new one comes if it fails again.
-    document.querySelectorAll('#chat-thread > .chat-error-notice').forEach((notice) => notice.remove());
-    form.requestSubmit();
-  });
 })();

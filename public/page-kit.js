@@ -2,11 +2,12 @@
 // What the chat page's scripts share, as window.hearth (loaded before them): one copy of each.
 (() => {
   'use strict';
-  const thread = () => document.getElementById('chat-thread');
+  const byId = (/** @type {string} */ id) => document.getElementById(id);
+  const thread = () => byId('chat-thread');
 
   /** Says a line through #chat-status: cleared, then set in the next frame, so a repeat is still announced. */
   function announce(/** @type {string} */ text) {
-    const status = document.getElementById('chat-status');
+    const status = byId('chat-status');
     if (!status) return;
     status.textContent = '';
     requestAnimationFrame(() => { status.textContent = text; });
@@ -16,13 +17,24 @@
   const within = (/** @type {Event} */ event, /** @type {string} */ selector) =>
     event.target instanceof Element ? /** @type {HTMLElement | null} */ (event.target.closest(selector)) : null;
 
+  /** Shows a line of text by its id, or hides it when the text is empty. */
+  function showLine(/** @type {string} */ id, /** @type {string} */ text) {
+    const line = byId(id);
+    if (line) [line.textContent, line.hidden] = [text, !text];
+  }
+
+  /** Stops a socket message in htmx's hands: one it is about to send, or one it received and would swap. */
+  const cancelSocketMessage = (/** @type {CustomEvent<HtmxWsDetail>} */ event) => {
+    event.detail.cancelled = true;
+    event.preventDefault();
+  };
+
   /** Every form on the page carries the same token. */
   const csrfToken = () => /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="_csrf"]'))?.value ?? '';
 
   /**
-   * Runs `change(thread)` once, when the thread's children next change (a swap landed: htmx fires
-   * its after-swap events on the detached element it replaced) and `when()` holds: another swap
-   * may land first (a page of earlier messages, an error notice). Forgotten after 5 s.
+   * Runs `change(thread)` once, when the thread's children next change (htmx fires its after-swap events on
+   * the detached element it replaced) and `when()` holds (another swap may land first). Forgotten after 5 s.
    * @type {Hearth['afterThreadChange']}
    */
   const afterThreadChange = (change, when = () => true) => {
@@ -37,10 +49,7 @@
     setTimeout(() => observer.disconnect(), 5000);
   };
 
-  /**
-   * The page shows a window of the chat that does not reach its newest end (opened at a search
-   * match, or after a version switch far up): the loader below is still there.
-   */
+  /** The page shows a window of the chat short of its newest end (opened at a search match, or a version switch far up). */
   const isPartialWindow = () => Boolean(thread()?.querySelector('.load-later'));
 
   /** The end of the thread is (nearly) in sight. */
@@ -90,5 +99,5 @@
     }, { passive: true });
   });
 
-  window.hearth = Object.freeze({ announce, within, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
+  window.hearth = Object.freeze({ byId, thread, showLine, announce, within, cancelSocketMessage, csrfToken, afterThreadChange, isPartialWindow, isNearBottom, onFrame, requestFrame });
 })();

@@ -1,8 +1,7 @@
 // @ts-check
-// Photos for vision models: pick from the camera or gallery, shrink in the browser (long side
-// 1,600 px, JPEG 0.85, which also drops the location data a camera writes), upload each one to
-// POST /attachments as it is picked, and send their ids with the message. The server checks
-// everything again; this file only saves the person a slow upload or a refusal after sending.
+// Photos for vision models: pick from the camera or gallery, shrink in the browser (which also drops a camera's
+// location data), upload each to POST /attachments as it is picked, and send their ids with the message. The
+// server checks everything again; this only saves the person a slow upload or a refusal after sending.
 (() => {
   'use strict';
   const maxLongSide = 1600;
@@ -12,12 +11,10 @@
   const thumbnailSide = 480;
   const perMessage = 4;
 
-  const { csrfToken } = window.hearth;
-  const byId = (/** @type {string} */ id) => document.getElementById(id);
+  const { csrfToken, byId, showLine } = window.hearth;
   const form = () => /** @type {HTMLFormElement | null} */ (byId('chat-form'));
   const tray = () => byId('photo-tray');
   const idsField = () => /** @type {HTMLInputElement | null} */ (byId('photo-ids'));
-  const errorLine = () => byId('photo-error');
   const modelSelect = () => /** @type {HTMLSelectElement | null} */ (byId('model-select'));
 
   /** @type {{ key: number, element: HTMLElement, status: 'uploading' | 'ready', id: string | undefined }[]} Photos in the tray, in order. */
@@ -25,12 +22,7 @@
   let nextKey = 1;
   let sendWhenUploaded = false;
 
-  function showError(/** @type {string} */ text) {
-    const line = errorLine();
-    if (!line) return;
-    line.textContent = text;
-    line.hidden = !text;
-  }
+  const showError = (/** @type {string} */ text) => showLine('photo-error', text);
 
   /** The picked model's refusal ("llama3.2 cannot see photos. Models here that can: …"), or '' when it can see. */
   function visionRefusal() {
@@ -74,8 +66,7 @@
   function removePhoto(/** @type {number} */ key) {
     const photo = photos.find((candidate) => candidate.key === key);
     if (!photo) return;
-    // Uploaded but not wanted: gone from the server now (else it is pruned after a day).
-    if (photo.id) void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
+    if (photo.id) forget(photo.id);
     photo.element.remove();
     photos = photos.filter((candidate) => candidate !== photo);
     if (photos.length === 0) sendWhenUploaded = false;
@@ -125,28 +116,19 @@
     return { blob: await jpeg(canvas, jpegQuality), thumbnail: await jpeg(scaled(thumbnailSide), 0.8), preview };
   }
 
+  /** Sends a photo (or its thumbnail) to the server. */
+  const sendPhoto = (/** @type {string} */ method, /** @type {string} */ url, /** @type {Blob} */ blob) =>
+    fetch(url, { method, headers: { 'content-type': blob.type || 'image/jpeg', 'x-csrf-token': csrfToken() }, body: blob, credentials: 'same-origin' });
+  /** Uploaded but not wanted: gone from the server now (else it is pruned after a day). */
+  const forget = (/** @type {string} */ id) => void fetch(`/attachments/${id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
+
   /** @returns {Promise<string>} */
   async function upload(/** @type {Blob} */ blob) {
-    const response = await fetch('/attachments', {
-      method: 'POST',
-      headers: { 'content-type': blob.type || 'image/jpeg', 'x-csrf-token': csrfToken() },
-      body: blob,
-      credentials: 'same-origin',
-    });
+    const response = await sendPhoto('POST', '/attachments', blob);
     const answer = await response.json().catch(() => ({}));
     if (response.status === 401) throw new Error('You were logged out. Log in again, then attach the photo.');
     if (!response.ok || !answer.id) throw new Error(answer.error || `The photo could not be uploaded (${response.status}). Try again.`);
     return answer.id;
-  }
-
-  /** The thread shows this small version; without it (a failed upload) it shows the photo itself. */
-  async function uploadThumbnail(/** @type {string} */ id, /** @type {Blob} */ blob) {
-    await fetch(`/attachments/${id}/thumbnail`, {
-      method: 'PUT',
-      headers: { 'content-type': 'image/jpeg', 'x-csrf-token': csrfToken() },
-      body: blob,
-      credentials: 'same-origin',
-    }).catch(() => {});
   }
 
   /** A tray item from the page's template (photo-composer.eta); its ✕ removes it. */
@@ -175,11 +157,10 @@
       }
       /** @type {HTMLImageElement} */ (element.querySelector('img')).src = shrunk.preview;
       photo.id = await upload(shrunk.blob);
-      await uploadThumbnail(photo.id, shrunk.thumbnail);
+      // The thread shows this small version; without it (a failed upload) it shows the photo itself.
+      await sendPhoto('PUT', `/attachments/${photo.id}/thumbnail`, shrunk.thumbnail).catch(() => {});
       if (!photos.includes(photo)) {
-        // Removed while it uploaded.
-        void fetch(`/attachments/${photo.id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrfToken() } }).catch(() => {});
-        return;
+        return forget(photo.id); // Removed while it uploaded.
       }
       photo.status = 'ready';
       element.classList.remove('is-uploading');
@@ -215,8 +196,7 @@
     input.value = '';
   });
 
-  // Before chat.js and htmx see the submit (window, capture phase): a message with photos waits
-  // for its uploads and is never sent to a model that cannot see them.
+  // Before chat.js and htmx see the submit (window, capture): a message waits for its photos' uploads, and is never sent to a model that cannot see them.
   window.addEventListener('submit', (event) => {
     if (event.target !== form() || photos.length === 0) return;
     const refusal = checkModel();

@@ -1,8 +1,6 @@
 // @ts-check
-// Hearth's service worker: when a page cannot be loaded, show an offline page instead of the
-// browser's error. Chats are private (pages are sent with Cache-Control: no-store), so the only
-// things ever cached are the offline page and the files it needs, listed here. Nothing else is
-// stored, and every other request goes to the network untouched.
+// Hearth's service worker: an offline page instead of the browser's error when a page cannot be loaded. Chats are
+// private (no-store): only the offline page and its files are cached; every other request goes to the network untouched.
 const worker = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 const cacheVersion = 'v1';
 const cachePrefix = 'hearth-offline-';
@@ -13,8 +11,7 @@ const offlineFiles = [offlinePage, '/static/offline.css', '/static/icon.svg'];
 worker.addEventListener('install', (event) => {
   event.waitUntil(
     caches.open(cacheName)
-      // Without cookies: these files are public, and an answer carrying a renewed session cookie
-      // could land after a login and undo it.
+      // Without cookies: they are public, and an answer with a renewed session cookie could land after a login and undo it.
       .then((cache) => cache.addAll(offlineFiles.map((file) => new Request(file, { credentials: 'omit' }))))
       .then(() => worker.skipWaiting()),
   );

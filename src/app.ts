@@ -12,6 +12,7 @@ import { registerChatRoutes } from './web/chat/chat-routes.js';
 import { registerChatSocket } from './web/chat/chat-socket.js';
 import { registerExportRoutes } from './web/chat/export-routes.js';
 import { registerMessageEditorRoutes } from './web/chat/message-editor-routes.js';
+import { registerPhotoViewerRoutes } from './web/chat/photo-viewer-routes.js';
 import { registerSendRoutes } from './web/chat/send-routes.js';
 import { registerTitleRoutes } from './web/chat/title-routes.js';
 import { registerAppInstallRoutes } from './web/http/app-install-routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registerExportRoutes(authenticated, { store, toolCalls, attachments });
     registerMessageEditorRoutes(authenticated, { store, view });
     registerPhotoRoutes(authenticated, { attachments });
+    registerPhotoViewerRoutes(authenticated, { attachments, view });
     registerSendRoutes(authenticated, { chatService });
     registerTitleRoutes(authenticated, { chatService, store, view });
     registerMemoryRoutes(authenticated, { memory: services.memory });

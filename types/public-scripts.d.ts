@@ -8,6 +8,10 @@ interface HearthFrame {
 }
 
 interface Hearth {
+  byId(id: string): HTMLElement | null;
+  thread(): HTMLElement | null;
+  showLine(id: string, text: string): void;
+  cancelSocketMessage(event: CustomEvent<HtmxWsDetail>): void;
   announce(text: string): void;
   within(event: Event, selector: string): HTMLElement | null;
   csrfToken(): string;
@@ -20,7 +24,7 @@ interface Hearth {
 
 interface Window {
   hearth: Hearth;
-  htmx?: { process(element: Element): void };
+  htmx?: { process(element: Element): void; ajax(verb: string, path: string, options: { target: string; select: string }): Promise<void> };
 }
 
 /** The detail of htmx 4's WebSocket events, as the scripts use it. */
@@ -49,6 +53,7 @@ interface DocumentEventMap {
   'htmx:ws:after:connection': CustomEvent<HtmxWsDetail>;
   'htmx:ws:close': CustomEvent<HtmxWsDetail>;
   'htmx:before:swap': CustomEvent<HtmxSwapDetail>;
+  'htmx:after:swap': CustomEvent<{ ctx: { target?: Element | null } }>;
   'htmx:response:error': CustomEvent<{ ctx: { response: { status: number } } }>;
   'htmx:error': CustomEvent<{ error: unknown }>;
 }

@@ -159,6 +159,17 @@ test('photos reach a vision model as Ollama images, show in the thread, and go w
   assert.match(reloaded.body, new RegExp(`<a class="message-photo" href="/attachments/${second}"`));
   assert.match(reloaded.body, new RegExp(`<img src="/attachments/${first}/thumbnail"`));
   assert.match(reloaded.body, new RegExp(`<img src="/attachments/${second}"`));
+  // A tap on one brings the viewer's slides: both photos of the message, the tapped one shown.
+  const viewerUrl = new RegExp(`hx-get="(/messages/\\d+/photos/${second})"`).exec(reloaded.body)?.[1];
+  assert.ok(viewerUrl, 'the thumbnail asks for the viewer');
+  const viewer = await app.inject({ url: viewerUrl, headers: { cookie: cookies } });
+  const slides = [...viewer.body.matchAll(/<div class="photo-viewer-slide"[^>]*>/g)].map(([slide]) => slide.includes(' hidden'));
+  assert.deepEqual(slides, [true, false], 'the second of two shown');
+  assert.match(viewer.body, /Photo 2 of 2/);
+  assert.match(viewer.body, new RegExp(`class="photo-viewer-image" src="/attachments/${second}"`));
+  assert.match(viewer.body, /aria-label="Next photo" disabled>/);
+  assert.equal((await app.inject({ url: viewerUrl.replace(/\d+$/, '999'), headers: { cookie: cookies } })).statusCode, 404);
+  assert.equal((await app.inject({ url: viewerUrl })).statusCode, 302, 'only for a logged-in session: others are sent to log in');
   const thumbnail = await app.inject({ url: `/attachments/${first}/thumbnail`, headers: { cookie: cookies } });
   assert.equal(thumbnail.headers['content-type'], 'image/jpeg');
   assert.ok(thumbnail.rawPayload.equals(smallJpeg));

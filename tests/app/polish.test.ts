@@ -119,8 +119,9 @@ test('the model picker says "No models installed" only when Ollama answered with
 test('the memory and settings pages: 16 px editors, a live fullness hook, and a reset that asks first', async (t) => {
   const { get } = await loggedIn(t);
   const page = (await get('/memory')).body;
-  assert.match(page, /<span class="memory-size" id="memory-size" data-max-bytes="\d+">0% full<\/span>/);
-  assert.match(page, /<script src="\/static\/memory.js"><\/script>/);
+  assert.match(page, /<span class="memory-size" id="memory-size">0% full<\/span>/);
+  assert.match(page, /<textarea id="memory-editor"[^>]* hx-post="\/memory\/size"/);
+  assert.match(page, /<script src="\/static\/vendor\/htmx.min.js"><\/script>/);
   // Reset is behind a question that opens first; the button that resets is inside it.
   const settings = (await get('/settings')).body;
   assert.match(settings, /<details class="system-prompt-reset-ask"[^>]*>\s*<summary class="button">Reset to default…<\/summary>\s*<p>Replace your system prompt with the default\?[^<]*<\/p>\s*<button[^>]*id="system-prompt-reset">/);

@@ -134,15 +134,15 @@ test('a photo from the gallery is shrunk, refused for a blind model, sent to a v
 
   // Tapping it opens the whole photo in the viewer, over the chat; Close puts the chat back.
   await thumbnail.tap();
-  await waitFor(page, (url) => (document.querySelector('#photo-viewer[open] .photo-viewer-image') as HTMLImageElement | null)?.getAttribute('src') === url, `/attachments/${attachedIds}`);
-  assert.equal(await page.locator('#photo-viewer .photo-viewer-image').evaluate((image: HTMLImageElement) => image.naturalWidth), 1600, 'the whole photo, not the thumbnail');
+  await waitFor(page, (url) => (document.querySelector('#photo-viewer[open] .photo-viewer-slide:not([hidden]) .photo-viewer-image') as HTMLImageElement | null)?.getAttribute('src') === url, `/attachments/${attachedIds}`);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-image').evaluate((image: HTMLImageElement) => image.naturalWidth), 1600, 'the whole photo, not the thumbnail');
   assert.equal(page.context().pages().length, 1, 'no new tab');
   if (shots) {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: path.join(shots, 'photo-viewer-one-photo-dark-390.png') });
     await page.emulateMedia({ colorScheme: 'light' });
   }
-  await page.locator('#photo-viewer .photo-viewer-close').tap();
+  await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-close').tap();
   assert.equal(await page.locator('#photo-viewer').evaluate((dialog: HTMLDialogElement) => dialog.open), false);
 
   // A photo alone, with no words, is a message too.
@@ -249,11 +249,12 @@ async function chatWithPhotos(page: Page, database: SqliteDatabase): Promise<{ c
 const viewerState = (page: Page) =>
   page.evaluate(() => {
     const dialog = document.getElementById('photo-viewer') as HTMLDialogElement | null;
-    const image = dialog?.querySelector<HTMLImageElement>('.photo-viewer-image');
+    const slide = dialog?.querySelector('.photo-viewer-slide:not([hidden])');
+    const image = slide?.querySelector<HTMLImageElement>('.photo-viewer-image');
     const focused = document.activeElement;
     return {
       open: dialog?.open ?? false,
-      position: dialog?.querySelector('.photo-viewer-position')?.textContent ?? '',
+      position: slide?.querySelector('.photo-viewer-position')?.textContent ?? '',
       src: image?.getAttribute('src') ?? '',
       alt: image?.alt ?? '',
       focus: focused?.getAttribute('aria-label') ?? focused?.getAttribute('href') ?? focused?.tagName ?? '',
@@ -300,21 +301,21 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
 
   // The second photo of three: shown at once from its thumbnail, then the whole photo.
   await thumbnails.nth(1).tap();
-  await waitFor(page, (url) => document.querySelector('#photo-viewer[open] .photo-viewer-image')?.getAttribute('src') === url, `/attachments/${firstIds[1]}`);
+  await waitFor(page, (url) => document.querySelector('#photo-viewer[open] .photo-viewer-slide:not([hidden]) .photo-viewer-image')?.getAttribute('src') === url, `/attachments/${firstIds[1]}`);
   assert.deepEqual(await viewerState(page), { open: true, position: 'Photo 2 of 3', src: `/attachments/${firstIds[1]}`, alt: 'Photo you sent', focus: 'Close photo' });
   assert.equal(page.context().pages().length, 1, 'no new tab');
-  const image = page.locator('#photo-viewer .photo-viewer-image');
+  const image = page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-image');
   assert.equal(await image.evaluate((element: HTMLImageElement) => element.naturalHeight), 1600, 'the whole photo, not the 480 px thumbnail');
   // Full screen at 390×844, every button a 44 px target on the screen.
   const dialogBox = (await page.locator('#photo-viewer').boundingBox())!;
   assert.deepEqual([dialogBox.x, dialogBox.y, dialogBox.width, dialogBox.height], [0, 0, 390, 844]);
   for (const name of ['close', 'previous', 'next']) {
-    const box = (await page.locator(`#photo-viewer .photo-viewer-${name}`).boundingBox())!;
+    const box = (await page.locator(`#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-${name}`).boundingBox())!;
     assert.ok(box.width >= 44 && box.height >= 44 && box.x >= 0 && box.x + box.width <= 390 && box.y + box.height <= 844, `${name}: ${JSON.stringify(box)}`);
   }
   const imageBox = (await image.boundingBox())!;
   assert.ok(imageBox.height > 500, `the photo gets the screen: ${JSON.stringify(imageBox)}`);
-  assert.equal(await page.locator('#photo-viewer .photo-viewer-caption').innerText(), 'Photo you sent');
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-caption').innerText(), 'Photo you sent');
   if (shots) await page.screenshot({ path: path.join(shots, 'photo-viewer-light-390.png') });
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
@@ -324,11 +325,11 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
   await page.emulateMedia({ colorScheme: 'light' });
 
   // Next, then the last: Next is disabled there and focus moves to Previous rather than be lost.
-  await page.locator('#photo-viewer .photo-viewer-next').tap();
+  await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-next').tap();
   let state = await viewerState(page);
   assert.deepEqual([state.position, state.alt], ['Photo 3 of 3', 'Photo you sent']);
-  await waitFor(page, (url) => document.querySelector('#photo-viewer .photo-viewer-image')?.getAttribute('src') === url, `/attachments/${firstIds[2]}`);
-  assert.equal(await page.locator('#photo-viewer .photo-viewer-next').isDisabled(), true);
+  await waitFor(page, (url) => document.querySelector('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-image')?.getAttribute('src') === url, `/attachments/${firstIds[2]}`);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-next').isDisabled(), true);
   assert.equal(state.focus, 'Previous photo');
   assert.deepEqual(await image.boundingBox(), imageBox, 'the image box does not move from photo to photo');
 
@@ -341,7 +342,7 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
   await page.keyboard.press('ArrowLeft');
   state = await viewerState(page);
   assert.equal(state.position, 'Photo 1 of 3');
-  assert.equal(await page.locator('#photo-viewer .photo-viewer-previous').isDisabled(), true);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-previous').isDisabled(), true);
 
   // Escape closes, and focus is on the thumbnail of the photo last shown.
   await page.keyboard.press('Escape');
@@ -354,10 +355,10 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
   await waitFor(page, () => (document.getElementById('photo-viewer') as HTMLDialogElement).open);
   state = await viewerState(page);
   assert.deepEqual([state.position, state.src.startsWith(`/attachments/${singleId}`)], ['Photo', true]);
-  assert.equal(await page.locator('#photo-viewer .photo-viewer-steps').isVisible(), false);
+  assert.equal(await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-steps').isVisible(), false);
   // A landscape photo on a tall screen has dark bands above and below it: a tap on the photo
   // keeps it open, a tap on a band closes, as in a phone's own gallery.
-  await waitFor(page, () => (document.querySelector('#photo-viewer .photo-viewer-image') as HTMLImageElement).naturalWidth === 1200);
+  await waitFor(page, () => (document.querySelector('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-image') as HTMLImageElement).naturalWidth === 1200);
   const stage = (await image.boundingBox())!;
   const paintedHeight = stage.width * (900 / 1200);
   assert.ok(stage.height - paintedHeight > 80, `there are bands: ${JSON.stringify(stage)}`);
@@ -368,7 +369,7 @@ test('a tapped photo opens full screen in a dialog: the whole photo, Close and E
   await waitFor(page, (label) => document.activeElement?.getAttribute('aria-label') === label, 'Open photo (1200×900)');
   await thumbnails.nth(3).tap();
   await waitFor(page, () => (document.getElementById('photo-viewer') as HTMLDialogElement).open);
-  await page.locator('#photo-viewer .photo-viewer-close').tap();
+  await page.locator('#photo-viewer .photo-viewer-slide:not([hidden]) .photo-viewer-close').tap();
   state = await viewerState(page);
   assert.deepEqual([state.open, state.focus], [false, 'Open photo (1200×900)']);
 

@@ -130,7 +130,10 @@ test('memory page: how full the whole file would be follows typing (UTF-8); the 
   await page.goto(`${baseUrl}/memory`);
   await page.locator('#memory-file > summary').click();
   await page.locator('#memory-editor').fill('héllo');
-  assert.equal(await page.locator('#memory-size').innerText(), '6% full', '6 bytes of 100: é is two bytes');
+  // The server counts (6 bytes of 100: é is two), a moment after the typing stops.
+  await waitFor(page, () => document.getElementById('memory-size')?.textContent === '6% full');
+  await page.locator('#memory-editor').fill(`${'é'.repeat(50)}\n`);
+  await waitFor(page, () => document.querySelector('#memory-size.memory-size-over')?.textContent === '101% full');
   assert.equal(await page.locator('#memory-editor').evaluate((element) => getComputedStyle(element).fontSize), '16px');
 
   await page.goto(`${baseUrl}/settings`);

@@ -271,6 +271,8 @@ export function createChatView(eta: Eta) {
     /** The options of select#model-select, `model` selected. */
     modelOptions: (picker: Pick<ModelPicker, 'groups' | 'empty' | 'emptyLabel'>, model: string | undefined) =>
       eta.render('./partials/model-options', { modelGroups: picker.groups, model, noModels: picker.empty, noModelsLabel: picker.emptyLabel }),
+    /** The photo viewer's slides: every photo of one message, the one at `shown` visible. */
+    photoViewer: (photos: StoredAttachment[], shown: number) => eta.render('./partials/photo-viewer', { photos: photos.map(toPhotoView), shown }),
     /** The inline editor for one of the person's messages. */
     messageEditor: (message: { id: number; content: string; maxLength: number }) => eta.render('./partials/message-editor', message),
     /** A notice in the thread; plain text is all headline. */

@@ -18,6 +18,12 @@ interface MemoryPageState {
   fileOpen?: boolean;
 }
 
+/** How full the memory would be with `content` (a browser posts line ends as \r\n; the file stores \n). */
+function editorFullness(content: string, maxBytes: number): { percent: number; over: boolean } {
+  const bytes = Buffer.byteLength(content.replace(/\r\n/g, '\n'));
+  return { percent: memoryPercentFull(bytes, maxBytes), over: bytes > maxBytes };
+}
+
 const preview = (text: string) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 140 ? `${line.slice(0, 139)}…` : line || '(empty)';
@@ -67,6 +73,7 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
       fullness: describeFullness(snapshot),
       percentFull: snapshot ? Math.min(100, memoryPercentFull(snapshot.bytes, memory.maxBytes)) : 0,
       editorText: state.editorText ?? snapshot?.content ?? '',
+      editorSize: editorFullness(state.editorText ?? snapshot?.content ?? '', memory.maxBytes),
       fileOpen: Boolean(state.fileOpen || state.conflict),
       notice: state.notice,
       error: state.error ?? readError,
@@ -99,6 +106,11 @@ export function registerMemoryRoutes(app: FastifyInstance, dependencies: MemoryR
     }
     return renderPage(reply, { editorText: content, error: result.message, fileOpen: true }, 500);
   });
+
+  // How full the whole file would be with the text in the editor, as it is typed (views/partials/memory-size.eta).
+  app.post<{ Body: { content: string } }>('/memory/size', { schema: { body: fields({ content: text('memory text') }, ['content']) } }, (request, reply) =>
+    reply.view('partials/memory-size', editorFullness(request.body.content, memory.maxBytes)),
+  );
 
   /** One entry added, changed or removed; the page again, saying what happened. */
   async function changeList(reply: FastifyReply, revision: string, change: MemoryListChange, done: string) {
