@@ -25,7 +25,6 @@
     body.classList.toggle('is-streaming', replyRunning || Boolean(thread()?.querySelector('.chat-message-streaming')));
   }
 
-
   // Streamed text, socket swaps and scrolling are dealt with once per frame (page-kit.js): reading the
   // scroll position or restyling <body> for every one of a fast reply's pieces would lay it all out each time.
   let contentChanged = false;
@@ -95,9 +94,7 @@
   // The new chat's address (for a reload or a bookmark) is set when the page has a moment, within a
   // second: a first address change can take several ms, and a fast reply keeps a phone busy.
   function showAddressSoon(/** @type {string} */ url) {
-    const show = () => {
-      if (location.pathname + location.search !== url) history.replaceState(null, '', url);
-    };
+    const show = () => { if (location.pathname + location.search !== url) history.replaceState(null, '', url); };
     if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(show, { timeout: 1000 });
     else setTimeout(show, 0);
   }
@@ -207,7 +204,10 @@
   document.addEventListener('htmx:ws:before:connection', (event) => {
     event.detail.connection.url = socketUrl();
   });
-  document.addEventListener('htmx:ws:after:connection', () => body.classList.remove('is-offline'));
+  // Until the socket has opened once, the form posts to /send like a plain web form, so a Send pressed
+  // early is never held by a socket that may never open; after that, htmx queues it while reconnecting.
+  let connected = false;
+  document.addEventListener('htmx:ws:after:connection', () => { connected = true; body.classList.remove('is-offline'); });
   // A socket that closes may have lost its login while the phone slept: ask the server (which answers
   // without a login), at most every 15 s, as htmx keeps retrying while the server is away.
   let sessionAskedAt = -Infinity;
@@ -222,10 +222,6 @@
       .catch(() => { /* the server is away: "Reconnecting…" is the truth */ });
   });
 
-  // Until the socket has opened once, the form posts to /send like a plain web form, so a Send pressed
-  // early is never held by a socket that may never open; after that, htmx queues it while reconnecting.
-  let connected = false;
-  document.addEventListener('htmx:ws:after:connection', () => { connected = true; });
   document.addEventListener('submit', (event) => {
     if (event.target !== form()) return;
     const empty = !String(input()?.value ?? '').trim() && !/** @type {HTMLInputElement | null} */ (byId('photo-ids'))?.value;

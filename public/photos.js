@@ -50,17 +50,15 @@
     if (ids) ids.value = photos.filter((photo) => photo.status === 'ready').map((photo) => photo.id).join(',');
     form()?.classList.toggle('has-photos', photos.length > 0);
     // Send was pressed: it goes once the uploads are done (the button dims meanwhile).
+    const sendNow = sendWhenUploaded && photos.every((photo) => photo.status === 'ready');
+    if (sendNow) sendWhenUploaded = false;
     form()?.classList.toggle('is-waiting-for-photos', sendWhenUploaded);
     photos.forEach((photo, index) => {
       const image = photo.element.querySelector('img');
       if (image) image.alt = `Photo ${index + 1} to send`;
       photo.element.querySelector('.photo-remove')?.setAttribute('aria-label', `Remove photo ${index + 1}`);
     });
-    if (sendWhenUploaded && photos.every((photo) => photo.status === 'ready')) {
-      sendWhenUploaded = false;
-      form()?.classList.remove('is-waiting-for-photos');
-      form()?.requestSubmit();
-    }
+    if (sendNow) form()?.requestSubmit();
   }
 
   function removePhoto(/** @type {number} */ key) {
@@ -102,12 +100,12 @@
     const source = await createImageBitmap(file, { imageOrientation: 'from-image' });
     const { width, height } = source;
     if (!width || !height) throw new Error('no size');
-    const scale = Math.min(1, maxLongSide / Math.max(width, height));
-    const canvas = draw(source, Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)));
-    const scaled = (/** @type {number} */ side) => {
+    const fit = (/** @type {CanvasImageSource} */ from, /** @type {number} */ side) => {
       const factor = Math.min(1, side / Math.max(width, height));
-      return draw(canvas, Math.max(1, Math.round(width * factor)), Math.max(1, Math.round(height * factor)));
+      return draw(from, Math.max(1, Math.round(width * factor)), Math.max(1, Math.round(height * factor)));
     };
+    const canvas = fit(source, maxLongSide);
+    const scaled = (/** @type {number} */ side) => fit(canvas, side);
     // A data: URL, which the page's Content-Security-Policy allows for images (blob: is not).
     const preview = scaled(previewSide).toDataURL('image/jpeg', 0.7);
     source.close();
