@@ -9,20 +9,11 @@
 import { ToolError } from '../../engine/tools/tool.js';
 import { addDays, dayOf, formatClock, isoDay, parseClock, parseDay, parseDuration, zonedIso, zonedTime, type CalendarDay } from './calendar-days.js';
 import type { ChosenCalendar } from './calendar-choice.js';
-import { describeEvent, parseWrittenTime, type CalendarEvent } from './calendar-event.js';
+import { describeEvent, parseWrittenTime, type CalendarEvent, type EventRequest } from './calendar-event.js';
 import { addressesIn } from './draft-message.js';
 
-export interface ChangeRequest {
-  title?: string;
-  start?: string;
-  end?: string;
-  duration?: string;
-  allDay?: boolean;
-  location?: string;
-  description?: string;
-  /** Addresses to add to the guests. */
-  guests?: string;
-}
+/** What changes, in a new event's words (guests: addresses to add); reminders stay as they are. */
+export type ChangeRequest = Partial<Omit<EventRequest, 'reminders'>>;
 
 export interface ChangePlan {
   /** Only the changed fields, as sent to events.patch. */
