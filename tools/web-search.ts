@@ -1,4 +1,4 @@
-import { Tool, ToolError, type ToolLink, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
+import { Tool, ToolError, maxCardLinks, type ToolLink, type ToolParameters, type ToolRunContext, type ToolWords } from '../src/engine/tools/tool.js';
 import { field, parseToolParams } from '../src/engine/tools/tool-params.js';
 import { webOffReason } from '../src/providers/web/web-off.js';
 
@@ -33,7 +33,7 @@ export default class WebSearchTool extends Tool.using('web') {
     const links: ToolLink[] = [];
     for (const [, title, href] of result.matchAll(/^\d+\. (.*)\n {3}(\S+)$/gm)) {
       links.push({ href: href!, title: title! });
-      if (links.length === 5) break;
+      if (links.length === maxCardLinks) break;
     }
     return links;
   }
