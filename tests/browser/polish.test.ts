@@ -113,9 +113,14 @@ test('Send pressed before the socket is open still sends (the form posts), and n
 test('a finished reply is announced once in the status region; the thread is not a live region', async (t) => {
   const { page, test: testApp } = await openChat(t, browser, { context: phone });
   assert.equal(await page.locator('#chat-thread').getAttribute('aria-live'), null);
-  testApp.standin.enqueue({ content: 'Short and **done**.', chunkSize: 3, chunkDelayMs: 20 });
+  testApp.standin.enqueue({ content: 'Short and **done**.', chunkSize: 3, chunkDelayMs: 150 });
   await send(page, 'Say something');
-  assert.equal(await page.locator('#chat-status').textContent(), '', 'nothing announced while streaming');
+  // Read in the page while the reply is still streaming: a short reply can end before a later check.
+  const statusWhileStreaming = await page.waitForFunction(() => {
+    const streaming = document.querySelector('#chat-thread .chat-message-streaming');
+    return streaming ? { text: document.getElementById('chat-status')?.textContent ?? '' } : undefined;
+  }, undefined, { polling: 'raf' });
+  assert.equal((await statusWhileStreaming.jsonValue())?.text, '', 'nothing announced while streaming');
   assert.equal(await waitForReplyEnd(page), 'complete');
   await waitFor(page, () => (document.getElementById('chat-status')?.textContent ?? '') !== '');
   assert.equal(await page.locator('#chat-status').textContent(), 'Reply finished: Short and done.');
