@@ -39,6 +39,24 @@ export type HearthDependencies = ServiceOptions & AppOptions;
 /** The app as tests use it: Fastify, with the services they look into at hand. */
 export type TestHearth = HearthApp & Pick<Services, 'hub' | 'registry' | 'memory' | 'mcp'> & { services: Services };
 
+// An empty database with every migration applied, made once per process: each test app starts
+// from a copy of its bytes instead of running all the migrations again (a fifth of a test app's
+// start-up). The folder it is made in is gone before the first test app is built.
+let migratedBytes: Buffer | undefined;
+function openMigratedDatabase(dataDir: string): SqliteDatabase {
+  if (!migratedBytes) {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-migrated-'));
+    try {
+      openDatabase(folder).close();
+      migratedBytes = fs.readFileSync(path.join(folder, 'hearth.sqlite'));
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  }
+  fs.writeFileSync(path.join(dataDir, 'hearth.sqlite'), migratedBytes, { mode: 0o600 });
+  return openDatabase(dataDir);
+}
+
 /** The services, then the app on them, as server.ts builds them; closing the app closes both. */
 export async function buildHearth(dependencies: HearthDependencies): Promise<TestHearth> {
   const services = await createServices({ markdown: testMarkdown(), ...dependencies });
@@ -109,7 +127,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions = {})
     TOOL_CALLS: 'inline',
     ...options.environment,
   });
-  const database = (built.database = openDatabase(dataDir));
+  const database = (built.database = openMigratedDatabase(dataDir));
   const app = (built.app = await buildHearth({
     config,
     database,

@@ -10,6 +10,10 @@ import type { SerializerFactory } from '@fastify/fast-json-stringify-compiler';
  * too: that was about a third of start-up. A mistake in a schema shows at that first request
  * (the app tests request every route), not at start. Both packages are CommonJS: required
  * synchronously, so validating stays synchronous.
+ *
+ * A compiled schema is kept for the process, by the schema's text and the compiler's options, and
+ * reused by every app built in it: the server builds one, but each test builds its own, and
+ * compiling the same route schemas again for each was the largest cost of the fast test run.
  */
 const require = createRequire(import.meta.url);
 
@@ -35,10 +39,24 @@ function acceptsNothingAsIs(schema: unknown): boolean {
   return Object.values(properties).every((field) => typeof field === 'object' && field !== null && !('default' in field));
 }
 
+/** Compiled schemas by compiler options and schema text, for every app in this process. */
+const compiled = new Map<string, unknown>();
+/** What the compiler makes of this route's schema: compiled by `compile` once per process. */
+function compiledOnce<Compiled>(compiler: string, route: RouteSchema, compile: () => (route: RouteSchema) => Compiled): Compiled {
+  const text = `${compiler}\n${route.httpPart ?? ''}\n${JSON.stringify(route.schema)}`;
+  let made = compiled.get(text) as Compiled | undefined;
+  if (made === undefined) {
+    made = compile()(route);
+    compiled.set(text, made);
+  }
+  return made;
+}
+
 const isEmptyObject = (data: unknown): boolean => typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length === 0;
 
 function buildValidatorOnFirstUse(externalSchemas: unknown, options: unknown): (route: RouteSchema) => Validate {
   let compile: ((route: RouteSchema) => Validate) | undefined;
+  const compiler = JSON.stringify(['validator', externalSchemas, options]);
   return (route) => {
     let validate: Validate | undefined;
     const passesEmpty = acceptsNothingAsIs(route.schema);
@@ -49,7 +67,7 @@ function buildValidatorOnFirstUse(externalSchemas: unknown, options: unknown): (
         return true;
       }
       // require runs once, with the first compile; later requests use the compiled function alone.
-      validate ??= (compile ??= (require('@fastify/ajv-compiler') as { AjvCompiler: () => CompilerBuilder<Validate> }).AjvCompiler()(externalSchemas, options))(route);
+      validate ??= compiledOnce(compiler, route, () => (compile ??= (require('@fastify/ajv-compiler') as { AjvCompiler: () => CompilerBuilder<Validate> }).AjvCompiler()(externalSchemas, options)));
       const valid = validate(data);
       // Fastify reads a refusal's errors from the function it was given.
       validateOnFirstUse.errors = validate.errors;
@@ -61,10 +79,11 @@ function buildValidatorOnFirstUse(externalSchemas: unknown, options: unknown): (
 
 function buildSerializerOnFirstUse(externalSchemas: unknown, options: unknown): (route: RouteSchema) => Serialize {
   let compile: ((route: RouteSchema) => Serialize) | undefined;
+  const compiler = JSON.stringify(['serializer', externalSchemas, options]);
   return (route) => {
     let serialize: Serialize | undefined;
     return (data) => {
-      serialize ??= (compile ??= (require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => CompilerBuilder<Serialize> }).SerializerSelector()(externalSchemas, options))(route);
+      serialize ??= compiledOnce(compiler, route, () => (compile ??= (require('@fastify/fast-json-stringify-compiler') as { SerializerSelector: () => CompilerBuilder<Serialize> }).SerializerSelector()(externalSchemas, options)));
       return serialize(data);
     };
   };

@@ -35,7 +35,7 @@ function workerFile(t: TestContext): { source: URL; folder: string } {
 const failures = { start: 'could not start', stopped: 'stopped', slow: 'too slow' };
 
 test('each reply reaches its request; a crash or a hang fails what it held, and the next request gets a fresh worker', async (t) => {
-  const worker = createWorkerThread<{ text: string }, { echo: string }>(workerFile(t).source, { timeoutMs: 2_000, startTimeoutMs: 20_000, failures });
+  const worker = createWorkerThread<{ text: string }, { echo: string }>(workerFile(t).source, { timeoutMs: 1_000, startTimeoutMs: 20_000, failures });
   t.after(() => worker.stop('done'));
 
   const [one, two] = await Promise.all([worker.request({ text: 'one' }), worker.request({ text: 'two' })]);

@@ -148,7 +148,7 @@ test('even with its key, the local CA cannot vouch for a public site: TLS client
   const local = createLocalTls({ dataDir, extraNames: [], sources: sources() });
   const files = tlsFilePaths(dataDir);
   const authority = { certificatePem: local.authorityCertificatePem, privateKeyPem: fs.readFileSync(files.authorityKey, 'utf8') };
-  const rogue = createServerCertificate({ authority, names: { dnsNames: ['bank.example.com'], ipAddresses: [] }, now: new Date() });
+  const rogue = createServerCertificate({ authority, names: { dnsNames: ['bank.example.com'], ipAddresses: [] }, now: new Date(), rsaKeys: readyMadeRsaKeys });
 
   const connectTo = async (pair: { certificatePem: string; privateKeyPem: string }, servername: string) => {
     const server = tls.createServer({ cert: pair.certificatePem, key: pair.privateKeyPem }, (socket) => socket.end());
@@ -243,7 +243,7 @@ test('a machine named like a public suffix ("dev") makes the CA valid for that n
   const local = createLocalTls({ dataDir, extraNames: ['hearth.example.com'], sources: sources({ hostname: () => 'dev' }) });
   const authority = { certificatePem: local.authorityCertificatePem, privateKeyPem: fs.readFileSync(tlsFilePaths(dataDir).authorityKey, 'utf8') };
   const verify = (dnsName: string) =>
-    opensslVerify(dataDir, authority.certificatePem, createServerCertificate({ authority, names: { dnsNames: [dnsName], ipAddresses: [] }, now: new Date() }).certificatePem, 'sslserver');
+    opensslVerify(dataDir, authority.certificatePem, createServerCertificate({ authority, names: { dnsNames: [dnsName], ipAddresses: [] }, now: new Date(), rsaKeys: readyMadeRsaKeys }).certificatePem, 'sslserver');
 
   assert.equal(new crypto.X509Certificate(local.current().certificatePem).checkHost('dev', { subject: 'never' }), 'dev', 'the machine is still reachable as "dev"');
   assert.equal(verify('dev'), 'OK');
