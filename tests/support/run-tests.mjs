@@ -22,6 +22,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -34,22 +35,22 @@ const nodeFlags = process.argv.slice(2).filter((argument) => argument.startsWith
 const namedFiles = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 if (namedFiles.length === 0) throw new Error('run-tests: name the test files to run');
 
-/** The longest files of `npm test` (wall time on 2 cores, 2026-11-27), longest first. */
+/** The longest files of `npm test` (wall time in a shared process on 2 cores, 2026-11-28), longest first. */
 const slowestFiles = [
   'tests/unit/providers/mcp/mcp-servers.test.ts',
-  'tests/app/security.test.ts',
-  'tests/unit/engine/tools/tool-scanner.test.ts',
   'tests/app/tool-loop.test.ts',
-  'tests/unit/support/ollama-standin.test.ts',
-  'tests/app/chat.test.ts',
-  'tests/app/openai-chat.test.ts',
-  'tests/app/tls-server.test.ts',
-  'tests/unit/tools/tool-parameters.test.ts',
-  'tests/app/mcp-chat.test.ts',
-  'tests/app/mcp-app.test.ts',
-  'tests/app/chat-titles.test.ts',
-  'tests/unit/web/tls/tls-certificates.test.ts',
   'tests/unit/engine/markdown/markdown.test.ts',
+  'tests/app/tls-server.test.ts',
+  'tests/app/chat.test.ts',
+  'tests/app/web-chat.test.ts',
+  'tests/app/mcp-app.test.ts',
+  'tests/app/openai-chat.test.ts',
+  'tests/app/mcp-chat.test.ts',
+  'tests/app/security.test.ts',
+  'tests/app/login-limits.test.ts',
+  'tests/unit/web/tls/tls-certificates.test.ts',
+  'tests/unit/support/ollama-standin.test.ts',
+  'tests/app/chat-titles.test.ts',
 ];
 const rank = (file) => {
   const index = slowestFiles.indexOf(path.relative(root, path.resolve(root, file)));
@@ -90,18 +91,22 @@ try {
 const compiledPath = (file) => path.join(outputFolder, path.relative(root, path.resolve(root, file)).replace(/\.ts$/, '.js'));
 
 /*
- * The processes `node --test` starts, two at a time: each runs a few test files one after another
- * (an entry file that imports them), or one file alone. Every process pays about 1 to 1.5 s of CPU
- * before its first test (loading Fastify, the SDKs and our sources, warming them up, a Markdown
- * worker); sharing a process pays it once for five files. A file's tests run one at a time either
- * way. A file runs alone when it looks at its whole process (which packages it loaded, through
- * tests/support/loaded-packages.ts or require's cache, or how its heap grows), and so do the two
- * longest files, which start first.
+ * The processes `node --test` starts: each runs up to 16 test files one after another (an entry
+ * file that imports them), or one file alone. A process pays about 2 s of CPU before its tests run
+ * at full speed: loading Fastify, the SDKs and our sources, a Markdown worker, and V8 warming the
+ * code up (ten app test files took 27 s of CPU in ten processes and 7.8 s in one). A file's tests
+ * run one at a time either way. A file runs alone when it looks at its whole process (which
+ * packages it loaded, through tests/support/loaded-packages.ts or require's cache, or how its heap
+ * grows), and so does the longest file, which starts first and mostly waits on the MCP servers it
+ * starts.
+ *
+ * One more process than the machine has cores runs at a time (unless --test-concurrency is given):
+ * the files spend about a third of their time waiting on sockets, timers and child processes.
  */
-const longFiles = new Set(['tests/unit/providers/mcp/mcp-servers.test.ts', 'tests/app/security.test.ts']);
+const longFiles = new Set(['tests/unit/providers/mcp/mcp-servers.test.ts']);
 const watchesItsProcess = /watchLoadedPackages|require\(import\.meta\.url\)\.cache|require\.cache|process\.memoryUsage/i;
 const runsAlone = (file) => longFiles.has(path.relative(root, path.resolve(root, file))) || watchesItsProcess.test(fs.readFileSync(path.resolve(root, file), 'utf8'));
-const filesPerProcess = 5;
+const filesPerProcess = 16;
 const entries = testFiles.filter(runsAlone).map(compiledPath);
 const shared = testFiles.filter((file) => !runsAlone(file));
 // Dealt out like cards, back and forth (the longest files come first), so each process gets one
@@ -123,7 +128,8 @@ for (const [index, batch] of batches.entries()) {
   fs.writeFileSync(entry, `// Test files run one after another in one process (tests/support/run-tests.mjs).\n${lines.join('\n')}\n`);
   entries.push(entry);
 }
-const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...nodeFlags, ...entries], { cwd: root, stdio: 'inherit' });
+const concurrency = nodeFlags.some((flag) => flag.startsWith('--test-concurrency')) ? [] : [`--test-concurrency=${os.availableParallelism() + 1}`];
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...concurrency, ...nodeFlags, ...entries], { cwd: root, stdio: 'inherit' });
 // Ctrl-C reaches the test runner through the terminal's process group; this process waits for it to end.
 for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
