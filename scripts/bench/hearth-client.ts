@@ -135,8 +135,9 @@ export async function relayedChat(options: RelayedChatOptions): Promise<StreamRe
       record.finishedAt = now;
       return settle();
     }
-    // Streamed text: data frames `{"event":"append","target","text"}`, added by chat.js as text.
-    if (frame.event === 'append' && typeof frame.text === 'string' && frame.target?.endsWith('-body')) {
+    // Streamed text: data frames `{"event":"append","target":"#message-N-tail","text"}`, added by
+    // chat.js as text (the reply's thinking goes to `-thinking`).
+    if (frame.event === 'append' && typeof frame.text === 'string' && frame.target?.endsWith('-tail')) {
       // The first body the server streams into is the reply's (the user's bubble arrives whole).
       bodyTarget ??= frame.target;
       if (frame.target !== bodyTarget) return;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import bcrypt from 'bcrypt';
 import { freePort } from '../../tests/support/free-port.js';
-import { npmStartCommand, root, startServer as startProcess, stopServer, waitUntilAnswering, type Running } from '../../tests/support/server-process.js';
+import { launchEnvironment, npmStartCommand, root, startServer as startProcess, stopServer, waitUntilAnswering, type Running } from '../../tests/support/server-process.js';
 
 export const projectRoot = root;
 
@@ -183,6 +183,8 @@ export function startServer(settings: ServerSettings): Promise<RunningServer> {
     PASSWORD_HASH: settings.passwordHash,
     SECRET_KEY: settings.secretKey,
     LOG_LEVEL: settings.logLevel,
+    // As npm start and the systemd unit start it.
+    ...(settings.mode === 'dist' ? launchEnvironment : {}),
     ...settings.env,
   };
   return startTimed(command, environment, '/login', settings.logFile);

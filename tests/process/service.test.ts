@@ -68,7 +68,8 @@ test("the unit's ExecStart, run as systemd would, serves and stops cleanly on SI
   });
   const command = settings.get('ExecStart')!.split(' ');
   assert.equal(settings.get('WorkingDirectory'), root, 'startServer runs in the same folder');
-  const service = startServer({ PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') }, command);
+  const [name, value] = settings.get('Environment')!.split('=') as [string, string];
+  const service = startServer({ [name]: value, PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') }, command);
   t.after(() => service.child.kill('SIGKILL'));
   // The first start after a source change builds dist/ first.
   await waitForOutput(service, /Hearth is running/, 120_000);

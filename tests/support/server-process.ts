@@ -14,7 +14,17 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** The command a person's `npm start` runs once the build is there (`exec node scripts/start.js`), with Node flags first. */
+/**
+ * The environment `npm start` (package.json) and the systemd unit (deploy/hearth.service) give the
+ * server: a fixed glibc trim threshold, so memory freed at start (V8's compiler thread, module
+ * loading) goes back to the system instead of staying with the process. Without it glibc raises
+ * the threshold as the process frees large blocks, and idle RSS landed at 78 or 84 MB from one
+ * start to the next; with it, 75 to 79 MB, and a lower peak under load, at the same CPU
+ * (docs/benchmarks.md). tests/unit/project/setup-files.test.ts checks both launchers set it.
+ */
+export const launchEnvironment: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/** The command a person's `npm start` runs once the build is there (`exec node scripts/start.js`), with Node flags first; start it with `launchEnvironment`. */
 export const npmStartCommand = (nodeArguments: string[] = []): string[] => [process.execPath, ...nodeArguments, path.join(root, 'scripts', 'start.js')];
 
 export interface StartOptions {

@@ -18,8 +18,11 @@ export interface SocketSenderOptions {
  * more than the text. It is batched per element, so a fast model sends a frame per 50 ms, not
  * one per token. Every frame goes through htmx's one queue, so text and swaps keep their order.
  */
+/** How often streamed text for one element goes out, at most, unless told otherwise. */
+export const textFrameIntervalMs = 50;
+
 export function createSocketSender(socket: WebSocket, options: SocketSenderOptions = {}) {
-  const frameIntervalMs = options.frameIntervalMs ?? 50;
+  const frameIntervalMs = options.frameIntervalMs ?? textFrameIntervalMs;
   const highWaterBytes = options.highWaterBytes ?? 1_000_000;
   const pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { projectRoot } from '../../../src/config/project-root.js';
+import { launchEnvironment } from '../../support/server-process.js';
 
 const root = projectRoot;
 
@@ -87,4 +88,13 @@ test('the README is short: the commands first, the rest in docs/', () => {
   for (const command of ['npm install && npm start', 'npm test', 'npm run test:all']) assert.match(firstBlock, new RegExp(command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   const scripts = Object.keys(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<string, string>);
   for (const [, script] of readme.matchAll(/npm run ([\w:-]+)/g)) assert.ok(scripts.includes(script!), `README names npm run ${script}, which package.json lacks`);
+});
+
+test('npm start and the systemd unit start the server with the same environment, which the benchmark and process tests use too', () => {
+  const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const assignments = Object.entries(launchEnvironment).map(([name, value]) => `${name}=${value}`);
+  assert.equal(packageJson.scripts.start, `${assignments.join(' ')} exec node scripts/start.js`);
+  const unit = fs.readFileSync(path.join(root, 'deploy', 'hearth.service'), 'utf8');
+  const environment = [...unit.matchAll(/^Environment=(.*)$/gm)].map((match) => match[1]);
+  assert.deepEqual(environment, assignments);
 });
