@@ -58,7 +58,8 @@ test('service:install writes the unit under XDG_CONFIG_HOME and prints the enabl
 });
 
 test("the unit's ExecStart, run as systemd would, serves and stops cleanly on SIGTERM", async (t) => {
-  const settings = settingsOf(serviceInstall(['--print']).stdout);
+  const printedUnit = serviceInstall(['--print']).stdout;
+  const settings = settingsOf(printedUnit);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-'));
   const standin = await startOllamaStandin();
   const port = await freePort();
@@ -68,8 +69,8 @@ test("the unit's ExecStart, run as systemd would, serves and stops cleanly on SI
   });
   const command = settings.get('ExecStart')!.split(' ');
   assert.equal(settings.get('WorkingDirectory'), root, 'startServer runs in the same folder');
-  const [name, value] = settings.get('Environment')!.split('=') as [string, string];
-  const service = startServer({ [name]: value, PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') }, command);
+  const environment = Object.fromEntries([...printedUnit.matchAll(/^Environment=(\w+)=(.*)$/gm)].map((match) => [match[1], match[2]]));
+  const service = startServer({ ...environment, PORT: String(port), DATA_DIR: dataDir, OLLAMA_HOST: standin.url, MEMORY_FILE: path.join(dataDir, 'memory.md') }, command);
   t.after(() => service.child.kill('SIGKILL'));
   // The first start after a source change builds dist/ first.
   await waitForOutput(service, /Hearth is running/, 120_000);

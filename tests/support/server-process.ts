@@ -16,13 +16,14 @@ export interface Running {
 
 /**
  * The environment `npm start` (package.json) and the systemd unit (deploy/hearth.service) give the
- * server: a fixed glibc trim threshold, so memory freed at start (V8's compiler thread, module
- * loading) goes back to the system instead of staying with the process. Without it glibc raises
- * the threshold as the process frees large blocks, and idle RSS landed at 78 or 84 MB from one
- * start to the next; with it, 75 to 79 MB, and a lower peak under load, at the same CPU
+ * server: fixed glibc malloc thresholds. Left to itself glibc raises its trim and mmap thresholds as
+ * a process frees large blocks, and then keeps what start-up freed (V8's compiler thread, module
+ * loading): idle RSS landed at 78 or 84 MB from one start to the next. With the trim threshold
+ * fixed, 75–79 MB, and a lower peak under load; the mmap threshold at 1 MB keeps blocks up to 1 MB
+ * (a long reply's text) in the heap instead of a fresh mmap each, so the CPU stays the same
  * (docs/benchmarks.md). tests/unit/project/setup-files.test.ts checks both launchers set it.
  */
-export const launchEnvironment: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESHOLD_: '131072' };
+export const launchEnvironment: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '1048576' };
 
 /** The command a person's `npm start` runs once the build is there (`exec node scripts/start.js`), with Node flags first; start it with `launchEnvironment`. */
 export const npmStartCommand = (nodeArguments: string[] = []): string[] => [process.execPath, ...nodeArguments, path.join(root, 'scripts', 'start.js')];
